@@ -1,0 +1,117 @@
+# gaol: a sandboxed code-execution service (FastCGI behind nginx).
+# `make` builds build/gaol-fcgi and build/gaol-run; `make run` and `make test`
+# install what they need from Debian's packages first (as root).
+
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+BUILD     ?= build
+PORT      ?= 8080
+LANGS     ?= python js cpp java
+
+CC        ?= cc
+CFLAGS    ?= -O2 -g
+WARN      := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
+HARDEN    := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fstack-clash-protection \
+             -fcf-protection -fPIE
+LDHARDEN  := -pie -Wl,-z,relro,-z,now
+PKGS      := json-c libseccomp libcgroup
+ifeq ($(SANITIZE),1)
+BUILD     := build-san
+CFLAGS    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+             -fno-sanitize-recover=all
+HARDEN    := -fPIE
+LDFLAGS   += -fsanitize=address,undefined
+endif
+ALL_CFLAGS  = -std=gnu11 $(WARN) $(HARDEN) $(CFLAGS) -Icore \
+              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+ALL_LDLIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CORE_SRC  := $(filter-out core/gaol-run.c,$(wildcard core/*.c))
+CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
+FCGI_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard fcgi/*.c))
+UNIT_SRC  := $(wildcard tests/unit/*.c)
+
+# Debian packages, by purpose.  Languages list their own in langs/<slug>/packages.
+DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcgroup-dev
+DEPS_RUN   := nginx spawn-fcgi
+DEPS_TEST  := check python3 python3-pytest curl iproute2 systemd
+DEPS_BENCH := wrk hyperfine bubblewrap
+
+.PHONY: all deps deps-build deps-test deps-bench run test unit integration isolation \
+        bench install clean
+all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run
+
+$(BUILD)/%.o: %.c $(wildcard core/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libgaol.a: $(CORE_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/gaol-fcgi: $(FCGI_OBJ) $(BUILD)/libgaol.a
+	$(CC) $(LDHARDEN) $(LDFLAGS) -o $@ $^ -lfcgi $(ALL_LDLIBS)
+
+$(BUILD)/gaol-run: $(BUILD)/core/gaol-run.o $(BUILD)/libgaol.a
+	$(CC) $(LDHARDEN) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
+
+$(BUILD)/unit-tests: $(UNIT_SRC) $(BUILD)/libgaol.a
+	$(CC) $(ALL_CFLAGS) $(LDHARDEN) $(LDFLAGS) -o $@ $(UNIT_SRC) $(BUILD)/libgaol.a \
+	      $(shell pkg-config --cflags --libs check) $(ALL_LDLIBS)
+
+# Installs the missing ones of a list of Debian packages, non-interactively.
+define apt_missing
+	@missing=""; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  [ "$$(id -u)" = 0 ] || { echo "deps: need root to install$$missing" >&2; exit 1; }; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+endef
+
+LANG_PKGS = $(foreach l,$(LANGS),$(shell cat langs/$(l)/packages 2>/dev/null))
+
+deps: deps-build
+	$(call apt_missing,$(DEPS_RUN) $(LANG_PKGS))
+deps-build:
+	$(call apt_missing,$(DEPS_BUILD))
+deps-test: deps
+	$(call apt_missing,$(DEPS_TEST))
+deps-bench: deps
+	$(call apt_missing,$(DEPS_BENCH))
+
+run: deps
+	$(MAKE) all
+	BUILD=$(BUILD) PORT=$(PORT) nginx/stack.sh
+
+test: deps-test
+	$(MAKE) all $(BUILD)/unit-tests
+	$(MAKE) unit integration isolation
+
+unit: $(BUILD)/unit-tests
+	GAOL_LANGS_DIR=$(CURDIR)/langs $(BUILD)/unit-tests
+
+PYTEST = /usr/bin/python3 -m pytest -p no:cacheprovider -q
+integration:
+	BUILD=$(BUILD) $(PYTEST) tests/integration
+isolation:
+	@if ls tests/isolation/test_*.py >/dev/null 2>&1; then BUILD=$(BUILD) $(PYTEST) tests/isolation; \
+	 else echo "isolation: no tests yet"; fi
+
+bench: deps-bench
+	$(MAKE) all
+	BUILD=$(BUILD) tests/bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/gaol \
+	           $(DESTDIR)$(PREFIX)/share/gaol/nginx $(DESTDIR)$(PREFIX)/lib/systemd/system
+	install -m 0755 $(BUILD)/gaol-fcgi $(BUILD)/gaol-run $(DESTDIR)$(PREFIX)/bin/
+	cp -R langs $(DESTDIR)$(PREFIX)/share/gaol/
+	install -m 0644 nginx/*.conf $(DESTDIR)$(PREFIX)/share/gaol/nginx/
+	for u in systemd/*.service systemd/*.socket; do \
+	  sed 's|@PREFIX@|$(PREFIX)|g' $$u > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); \
+	done
+
+clean:
+	rm -rf build build-san

@@ -1,0 +1,44 @@
+/*
+ * config: the service's configuration, read once from the environment at
+ * start-up (SPEC section 3).  A bad value is a start-up error naming the
+ * variable.  Per-language defaults live in lang.json, not here; the per-language
+ * overrides (RUN_TMP_SIZE_<SLUG>, RUN_MEM_MAX_<SLUG>, RUN_OVERLAY_PATHS_<SLUG>)
+ * are applied by lang.c when the manifests are loaded.
+ */
+#ifndef GAOL_CONFIG_H
+#define GAOL_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define GAOL_ENV_ALLOW_MAX 32
+
+struct gaol_config {
+	unsigned concurrency;           /* RUN_CONCURRENCY: slots, nginx limit_conn */
+	size_t input_max;               /* RUN_INPUT_MAX: request body bytes */
+	size_t output_max;              /* RUN_OUTPUT_MAX: bytes per stream, 0 = no cap */
+	long timeout_max_ms;            /* RUN_TIMEOUT_MAX */
+	long timeout_default_ms;        /* 30 s, the Codebattle default */
+	bool debug;                     /* DEBUG */
+	bool allow_shutdown;            /* ALLOW_SHUTDOWN */
+	uid_t uid_base;                 /* RUN_UID_BASE: slot i runs as uid_base + i */
+	char *env_allow[GAOL_ENV_ALLOW_MAX]; /* RUN_ENV_ALLOW, beyond the baseline */
+	size_t n_env_allow;
+	unsigned long long memory_max;  /* RUN_MEMORY_MAX: RLIMIT_AS bytes, 0 = off */
+	unsigned long long tmp_size;    /* RUN_SANDBOX_TMP_SIZE, 0 = lang default */
+	unsigned long long mem_max;     /* RUN_SANDBOX_MEM_MAX, 0 = lang default */
+	char langs_dir[4096];           /* GAOL_LANGS_DIR (default: next to binary) */
+	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/gaol) */
+};
+
+/* Reads the environment into *cfg.  On a bad value returns -1 and writes a
+ * message naming the variable into err. */
+int config_from_env(struct gaol_config *cfg, char *err, size_t errlen);
+void config_free(struct gaol_config *cfg);
+
+/* Size strings as the Codebattle runner takes them: "512m", "1g", "65536",
+ * "64k".  Returns 0 and the byte count, or -1. */
+int parse_size(const char *s, unsigned long long *bytes);
+
+#endif

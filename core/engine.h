@@ -1,0 +1,42 @@
+/*
+ * engine: what one worker does for one HTTP request, without knowing HTTP
+ * transport.  The adapter (fcgi/) hands it a body and gets back a status code
+ * and a JSON body.  Every answer, errors included, is JSON.
+ */
+#ifndef GAOL_ENGINE_H
+#define GAOL_ENGINE_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "lang.h"
+#include "sandbox.h"
+
+struct engine {
+	struct gaol_config cfg;
+	struct lang_set langs;
+	struct slot slot;
+};
+
+struct answer {
+	int status;              /* HTTP status */
+	char *body;              /* JSON, malloc'd */
+	size_t len;
+};
+
+/* Reads config and languages and takes slot slot_index.  -1 with err on a
+ * start-up fault (bad variable, unreadable manifest, no cgroup). */
+int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen);
+void engine_free(struct engine *e);
+
+/* POST /run with body[0..len). */
+void engine_run(struct engine *e, const char *body, size_t len, struct answer *a);
+/* GET /health: cheap, never starts a sandbox. */
+void engine_health(const struct engine *e, struct answer *a);
+
+/* {"error": "<formatted reason>"} with status. */
+void answer_error(struct answer *a, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void answer_free(struct answer *a);
+
+#endif
