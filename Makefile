@@ -10,7 +10,8 @@ LANGS     ?= python js cpp java
 
 CC        ?= cc
 CFLAGS    ?= -O2 -g
-WARN      := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
+WARN      := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
+             -Wno-format-truncation
 HARDEN    := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fstack-clash-protection \
              -fcf-protection -fPIE
 LDHARDEN  := -pie -Wl,-z,relro,-z,now

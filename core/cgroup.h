@@ -12,13 +12,21 @@
 
 #define CG_MAX_CONTROLLERS 4
 
+enum { CG_MEMORY, CG_PIDS, CG_CPU, CG_CPUACCT };
+
 struct slot_cgroup {
 	int version;             /* 1 or 2; 0 when not set up */
-	char name[256];          /* relative to each hierarchy's root */
-	int dir_fd[CG_MAX_CONTROLLERS];   /* v1: memory, pids, cpu, cpuacct; v2: [0] */
-	int n_dirs;
-	int procs_fd[CG_MAX_CONTROLLERS]; /* cgroup.procs of each, for joining */
-	unsigned long long oom_before;    /* OOM kill count before the run */
+	/* v1: one directory per controller (CG_*); v2: all point at one. */
+	int dir_fd[CG_MAX_CONTROLLERS];
+	char path[CG_MAX_CONTROLLERS][512];
+	int procs_fd[CG_MAX_CONTROLLERS]; /* v1: cgroup.procs, to join */
+	int n_procs;
+	unsigned long long mem_limit;     /* what memory.max/limit holds now */
+	/* per run */
+	unsigned long long oom_before;
+	unsigned long long cpu_before_us; /* v2 */
+	unsigned long long mem_baseline;  /* v1: usage charged before the run */
+	int peak_fd;                      /* v2: memory.peak, reset per run */
 };
 
 struct cgroup_usage {
@@ -27,6 +35,10 @@ struct cgroup_usage {
 	bool oom_killed;
 };
 
+/* Service-wide preparation, once, before any slot: on v2 the service moves
+ * itself into a leaf so that its cgroup may hand controllers to the slots.
+ * Writes "v1" or "v2" into version. */
+int cgroup_service_prepare(char *version, size_t vlen, char *err, size_t errlen);
 int cgroup_slot_setup(struct slot_cgroup *cg, unsigned slot, char *err,
 		      size_t errlen);
 int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
@@ -35,6 +47,9 @@ int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
  * is cloned into it).  Async-signal-safe: used between fork and exec. */
 int cgroup_slot_join(const struct slot_cgroup *cg);
 int cgroup_slot_read(struct slot_cgroup *cg, struct cgroup_usage *u);
+/* Kills whatever is left in the slot cgroup (sweep). */
+void cgroup_slot_kill_all(const struct slot_cgroup *cg);
+void cgroup_slot_close(struct slot_cgroup *cg);
 
 /* Pure parsers of the kernel's file formats, unit-tested for both versions. */
 int cg_parse_v2_cpu_stat(const char *text, unsigned long long *usage_usec);

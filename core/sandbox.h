@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "cgroup.h"
+#include "seccomp.h"
 
 struct gaol_config;
 struct lang;
@@ -21,7 +22,9 @@ struct slot {
 	uid_t uid;
 	struct slot_cgroup cg;
 	const struct gaol_config *cfg;
-	char state_dir[4096];    /* <state>/slot<N>: mount points, passwd */
+	char state_dir[4096];    /* <state>/slot<N>: skeleton root, scratch */
+	char **envp;             /* the payload's environment (allowlist) */
+	struct seccomp_policy seccomp;
 };
 
 struct sandbox_file {
@@ -65,6 +68,8 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
 /* Runs spec in a fresh sandbox of slot.  Returns 0 when the program ran (its
  * outcome is in res), -1 when the sandbox could not be built (res->fault says
  * which step; no user code ran). */
+void slot_free(struct slot *slot);
+
 int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 		struct sandbox_result *res);
 void sandbox_result_free(struct sandbox_result *res);

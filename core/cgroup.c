@@ -1,0 +1,510 @@
+/*
+ * Slot cgroups.  Each worker owns one slot, and each slot one cgroup (one per
+ * controller on v1), created at start-up under the service's own cgroup with
+ * libcgroup.  A run never gets a cgroup of its own: the slot's is reused, and
+ * its counters are taken as differences or resets around the run, so the
+ * per-run cost is a handful of small reads and writes on descriptors opened
+ * once.
+ *
+ * v1 (hybrid hosts such as this project's CI): memory, pids, cpu and cpuacct
+ * hierarchies.  The payload joins them itself between fork and exec by
+ * writing "0" into each cgroup.procs opened here, before it has run any of
+ * its own code.  Page cache charged by earlier runs stays charged to the
+ * slot, so the peak is reported as max_usage minus the usage at the start.
+ *
+ * v2: one directory.  The payload's PID 1 is cloned straight into it
+ * (CLONE_INTO_CGROUP), memory.peak is reset through its own descriptor
+ * (Linux 6.12) and CPU time and OOM kills are differences of cpu.stat and
+ * memory.events.  This path is unit-tested against the kernel's formats only:
+ * the project's CI host is hybrid.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <libcgroup.h>
+
+#include "cgroup.h"
+
+#define SLOT_PARENT "gaol"
+
+static const char *const v1_controllers[CG_MAX_CONTROLLERS] = {
+	[CG_MEMORY] = "memory", [CG_PIDS] = "pids", [CG_CPU] = "cpu",
+	[CG_CPUACCT] = "cpuacct",
+};
+
+static int cg_version(void)
+{
+	char buf[256];
+	int fd = open("/sys/fs/cgroup/cgroup.controllers", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	/* The file's size is always 0: read it.  Empty means hybrid. */
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	return strstr(buf, "memory") ? 2 : 1;
+}
+
+static int read_text(int dirfd, const char *file, char *buf, size_t len)
+{
+	int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, len - 1);
+	int e = errno;
+	close(fd);
+	if (n < 0) {
+		errno = e;
+		return -1;
+	}
+	buf[n] = 0;
+	return 0;
+}
+
+static int write_text(int dirfd, const char *file, const char *text)
+{
+	int fd = openat(dirfd, file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, text, strlen(text));
+	int e = errno;
+	close(fd);
+	if (n < 0) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+static int write_u64(int dirfd, const char *file, unsigned long long v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%llu", v);
+	return write_text(dirfd, file, buf);
+}
+
+static int read_u64(int dirfd, const char *file, unsigned long long *v)
+{
+	char buf[64];
+	if (read_text(dirfd, file, buf, sizeof(buf)) < 0)
+		return -1;
+	char *end;
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	return errno || end == buf ? -1 : 0;
+}
+
+/* "key value" lines, as in cpu.stat, memory.events, memory.oom_control. */
+static int parse_keyed(const char *text, const char *key, unsigned long long *value)
+{
+	size_t klen = strlen(key);
+	for (const char *line = text; line && *line; ) {
+		if (!strncmp(line, key, klen) && line[klen] == ' ') {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(line + klen + 1, &end, 10);
+			if (errno || end == line + klen + 1 || (*end && *end != '\n'))
+				return -1;
+			*value = v;
+			return 0;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return -1;
+}
+
+int cg_parse_v2_cpu_stat(const char *text, unsigned long long *usage_usec)
+{
+	return parse_keyed(text, "usage_usec", usage_usec);
+}
+
+int cg_parse_v2_events(const char *text, const char *key, unsigned long long *value)
+{
+	return parse_keyed(text, key, value);
+}
+
+int cg_parse_v1_oom_control(const char *text, unsigned long long *oom_kills)
+{
+	return parse_keyed(text, "oom_kill", oom_kills);
+}
+
+/* The service's own cgroup for a controller ("" for v2's unified one), as
+ * a path relative to the hierarchy's root, without leading slash. */
+static int own_path(const char *controller, char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return -1;
+	char line[1024];
+	int rc = -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *ctrls = strchr(line, ':');
+		char *path = ctrls ? strchr(ctrls + 1, ':') : NULL;
+		if (!path)
+			continue;
+		*path++ = 0;
+		ctrls++;
+		path[strcspn(path, "\n")] = 0;
+		int match = 0;
+		if (!*controller) {
+			match = !strcmp(line, "0") && !*ctrls;
+		} else {
+			for (char *tok = strtok(ctrls, ","); tok; tok = strtok(NULL, ","))
+				if (!strcmp(tok, controller))
+					match = 1;
+		}
+		if (match) {
+			while (*path == '/')
+				path++;
+			snprintf(out, len, "%s", path);
+			rc = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+static int mount_point(const char *controller, char *out, size_t len)
+{
+	char *mp = NULL;
+	if (cgroup_get_subsys_mount_point(controller, &mp) || !mp)
+		return -1;
+	snprintf(out, len, "%s", mp);
+	free(mp);
+	return 0;
+}
+
+static char service_version[4];
+
+int cgroup_service_prepare(char *version, size_t vlen, char *err, size_t errlen)
+{
+	int rc = cgroup_init();
+	if (rc) {
+		snprintf(err, errlen, "cgroup: libcgroup init: %s", cgroup_strerror(rc));
+		return -1;
+	}
+	int v = cg_version();
+	snprintf(service_version, sizeof(service_version), "v%d", v);
+	snprintf(version, vlen, "%s", service_version);
+	if (v == 1)
+		return 0;
+
+	/* v2: a cgroup with processes cannot enable controllers for its
+	 * children.  Move the service into <own>/supervisor, then delegate. */
+	char own[512], dir[1024];
+	if (own_path("", own, sizeof(own)) < 0) {
+		snprintf(err, errlen, "cgroup: own v2 cgroup errno=%d", errno);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/%s", own);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		snprintf(err, errlen, "cgroup: open %s errno=%d", dir, errno);
+		return -1;
+	}
+	const char *step = "mkdir supervisor";
+	if (mkdirat(dfd, "supervisor", 0755) < 0 && errno != EEXIST)
+		goto fail;
+	char pid[32];
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	step = "join supervisor";
+	if (write_text(dfd, "supervisor/cgroup.procs", pid) < 0)
+		goto fail;
+	step = "subtree_control";
+	if (write_text(dfd, "cgroup.subtree_control", "+memory +pids +cpu") < 0)
+		goto fail;
+	close(dfd);
+	return 0;
+fail:
+	snprintf(err, errlen, "cgroup: %s in %s errno=%d", step, dir, errno);
+	close(dfd);
+	return -1;
+}
+
+/* Creates <base>/gaol/slot<N> for the given controllers with libcgroup and
+ * opens its directory. */
+static int create(const char *controller, const char *base, unsigned slot,
+		  char *path, size_t plen, char *err, size_t errlen)
+{
+	char name[512];
+	snprintf(name, sizeof(name), "%s%s" SLOT_PARENT "/slot%u", base,
+		 *base ? "/" : "", slot);
+	struct cgroup *cg = cgroup_new_cgroup(name);
+	if (!cg) {
+		snprintf(err, errlen, "cgroup: new %s failed", name);
+		return -1;
+	}
+	const char *ctrls[3] = { controller, NULL, NULL };
+	if (!controller) {     /* v2: one cgroup, every controller we use */
+		ctrls[0] = "memory";
+		ctrls[1] = "pids";
+		ctrls[2] = "cpu";
+	}
+	int rc = 0;
+	for (int i = 0; i < 3 && ctrls[i] && !rc; i++)
+		if (!cgroup_add_controller(cg, ctrls[i]))
+			rc = ECGFAIL;
+	if (!rc)
+		rc = cgroup_create_cgroup(cg, 0);
+	cgroup_free(&cg);
+	if (rc) {
+		snprintf(err, errlen, "cgroup: create %s (%s): %s", name,
+			 controller ? controller : "v2", cgroup_strerror(rc));
+		return -1;
+	}
+	char mp[512];
+	if (mount_point(ctrls[0], mp, sizeof(mp)) < 0) {
+		snprintf(err, errlen, "cgroup: no mount point for %s", ctrls[0]);
+		return -1;
+	}
+	snprintf(path, plen, "%s/%s", mp, name);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		snprintf(err, errlen, "cgroup: open %s errno=%d", path, errno);
+	return fd;
+}
+
+int cgroup_slot_setup(struct slot_cgroup *cg, unsigned slot, char *err,
+		      size_t errlen)
+{
+	memset(cg, 0, sizeof(*cg));
+	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
+		cg->dir_fd[i] = cg->procs_fd[i] = -1;
+	cg->peak_fd = -1;
+	if (!service_version[0]) {
+		char v[4];
+		if (cgroup_service_prepare(v, sizeof(v), err, errlen) < 0)
+			return -1;
+	}
+	cg->version = service_version[1] - '0';
+
+	if (cg->version == 2) {
+		char own[512];
+		if (own_path("", own, sizeof(own)) < 0) {
+			snprintf(err, errlen, "cgroup: own v2 cgroup errno=%d", errno);
+			return -1;
+		}
+		/* own is <service>/supervisor now: slots are its siblings. */
+		char *last = strrchr(own, '/');
+		if (last && !strcmp(last + 1, "supervisor"))
+			*last = 0;
+		else if (!strcmp(own, "supervisor"))
+			own[0] = 0;
+		int fd = create(NULL, own, slot, cg->path[0], sizeof(cg->path[0]),
+				err, errlen);
+		if (fd < 0)
+			return -1;
+		for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
+			cg->dir_fd[i] = fd;
+		if (write_text(fd, "memory.swap.max", "0") < 0 ||
+		    write_text(fd, "memory.oom.group", "1") < 0 ||
+		    write_text(fd, "cpu.weight", "100") < 0) {
+			snprintf(err, errlen, "cgroup: configure %s errno=%d",
+				 cg->path[0], errno);
+			return -1;
+		}
+		cgroup_slot_kill_all(cg);
+		return 0;
+	}
+
+	for (int i = 0; i < CG_MAX_CONTROLLERS; i++) {
+		char base[512];
+		if (own_path(v1_controllers[i], base, sizeof(base)) < 0) {
+			snprintf(err, errlen, "cgroup: v1 controller %s is not mounted",
+				 v1_controllers[i]);
+			return -1;
+		}
+		int fd = create(v1_controllers[i], base, slot, cg->path[i],
+				sizeof(cg->path[i]), err, errlen);
+		if (fd < 0)
+			return -1;
+		cg->dir_fd[i] = fd;
+		/* cpu and cpuacct may be one hierarchy: join it once. */
+		int seen = 0;
+		for (int j = 0; j < i; j++)
+			if (!strcmp(cg->path[j], cg->path[i]))
+				seen = 1;
+		if (seen)
+			continue;
+		int pfd = openat(fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+		if (pfd < 0) {
+			snprintf(err, errlen, "cgroup: open %s/cgroup.procs errno=%d",
+				 cg->path[i], errno);
+			return -1;
+		}
+		cg->procs_fd[cg->n_procs++] = pfd;
+	}
+	if (write_text(cg->dir_fd[CG_CPU], "cpu.shares", "1024") < 0 ||
+	    write_text(cg->dir_fd[CG_MEMORY], "memory.swappiness", "0") < 0) {
+		snprintf(err, errlen, "cgroup: configure %s errno=%d",
+			 cg->path[CG_CPU], errno);
+		return -1;
+	}
+	cgroup_slot_kill_all(cg);
+	return 0;
+}
+
+/* v1 needs memsw >= limit at every moment: raise memsw first, lower it last. */
+static int set_v1_memory(struct slot_cgroup *cg, unsigned long long bytes)
+{
+	int fd = cg->dir_fd[CG_MEMORY];
+	int has_memsw = faccessat(fd, "memory.memsw.limit_in_bytes", F_OK, 0) == 0;
+	if (has_memsw && bytes > cg->mem_limit &&
+	    write_u64(fd, "memory.memsw.limit_in_bytes", bytes) < 0)
+		return -1;
+	if (write_u64(fd, "memory.limit_in_bytes", bytes) < 0)
+		return -1;
+	if (has_memsw && bytes <= cg->mem_limit &&
+	    write_u64(fd, "memory.memsw.limit_in_bytes", bytes) < 0)
+		return -1;
+	return 0;
+}
+
+int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
+		      unsigned pids_max, char *err, size_t errlen)
+{
+	char buf[512];
+	const char *step;
+	int mem = cg->dir_fd[CG_MEMORY];
+
+	if (cg->version == 2) {
+		step = "memory.max";
+		if (mem_max != cg->mem_limit && write_u64(mem, "memory.max", mem_max) < 0)
+			goto fail;
+		cg->mem_limit = mem_max;
+		step = "pids.max";
+		if (write_u64(mem, "pids.max", pids_max) < 0)
+			goto fail;
+		step = "cpu.stat";
+		if (read_text(mem, "cpu.stat", buf, sizeof(buf)) < 0 ||
+		    cg_parse_v2_cpu_stat(buf, &cg->cpu_before_us) < 0)
+			goto fail;
+		step = "memory.events";
+		if (read_text(mem, "memory.events", buf, sizeof(buf)) < 0 ||
+		    cg_parse_v2_events(buf, "oom_kill", &cg->oom_before) < 0)
+			goto fail;
+		if (cg->peak_fd >= 0)
+			close(cg->peak_fd);
+		cg->peak_fd = openat(mem, "memory.peak", O_RDWR | O_CLOEXEC);
+		/* Before 6.12 the peak cannot be reset: then it is unknown. */
+		if (cg->peak_fd >= 0 && write(cg->peak_fd, "reset", 5) < 0) {
+			close(cg->peak_fd);
+			cg->peak_fd = -1;
+		}
+		return 0;
+	}
+
+	step = "memory.limit_in_bytes";
+	if (mem_max != cg->mem_limit && set_v1_memory(cg, mem_max) < 0)
+		goto fail;
+	cg->mem_limit = mem_max;
+	step = "pids.max";
+	if (write_u64(cg->dir_fd[CG_PIDS], "pids.max", pids_max) < 0)
+		goto fail;
+	step = "cpuacct.usage";
+	if (write_text(cg->dir_fd[CG_CPUACCT], "cpuacct.usage", "0") < 0)
+		goto fail;
+	step = "memory.max_usage_in_bytes";
+	if (write_text(mem, "memory.max_usage_in_bytes", "0") < 0 ||
+	    read_u64(mem, "memory.usage_in_bytes", &cg->mem_baseline) < 0)
+		goto fail;
+	step = "memory.oom_control";
+	if (read_text(mem, "memory.oom_control", buf, sizeof(buf)) < 0 ||
+	    cg_parse_v1_oom_control(buf, &cg->oom_before) < 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "sandbox: cgroup %s errno=%d", step, errno);
+	return -1;
+}
+
+int cgroup_slot_join(const struct slot_cgroup *cg)
+{
+	for (int i = 0; i < cg->n_procs; i++)
+		if (write(cg->procs_fd[i], "0", 1) != 1)
+			return -1;
+	return 0;
+}
+
+int cgroup_slot_read(struct slot_cgroup *cg, struct cgroup_usage *u)
+{
+	char buf[512];
+	unsigned long long v;
+	int mem = cg->dir_fd[CG_MEMORY];
+
+	u->cpu_ms = -1;
+	u->memory_peak_kb = -1;
+	u->oom_killed = false;
+	if (cg->version == 2) {
+		if (read_text(mem, "cpu.stat", buf, sizeof(buf)) == 0 &&
+		    cg_parse_v2_cpu_stat(buf, &v) == 0 && v >= cg->cpu_before_us)
+			u->cpu_ms = (long)((v - cg->cpu_before_us) / 1000);
+		if (read_text(mem, "memory.events", buf, sizeof(buf)) == 0 &&
+		    cg_parse_v2_events(buf, "oom_kill", &v) == 0)
+			u->oom_killed = v > cg->oom_before;
+		if (cg->peak_fd >= 0) {
+			ssize_t n = pread(cg->peak_fd, buf, sizeof(buf) - 1, 0);
+			if (n > 0) {
+				buf[n] = 0;
+				u->memory_peak_kb = (long)(strtoull(buf, NULL, 10) / 1024);
+			}
+			close(cg->peak_fd);
+			cg->peak_fd = -1;
+		}
+		return 0;
+	}
+	if (read_u64(cg->dir_fd[CG_CPUACCT], "cpuacct.usage", &v) == 0)
+		u->cpu_ms = (long)(v / 1000000);
+	if (read_u64(mem, "memory.max_usage_in_bytes", &v) == 0)
+		u->memory_peak_kb = (long)((v > cg->mem_baseline ? v - cg->mem_baseline : 0) / 1024);
+	if (read_text(mem, "memory.oom_control", buf, sizeof(buf)) == 0 &&
+	    cg_parse_v1_oom_control(buf, &v) == 0)
+		u->oom_killed = v > cg->oom_before;
+	return 0;
+}
+
+void cgroup_slot_kill_all(const struct slot_cgroup *cg)
+{
+	/* The pids hierarchy holds every process of the slot on v1; on v2 the
+	 * one directory does.  Repeat until empty: a fork can race a kill. */
+	int fd = cg->dir_fd[cg->version == 2 ? 0 : CG_PIDS];
+	for (int round = 0; round < 50; round++) {
+		char buf[4096];
+		if (read_text(fd, "cgroup.procs", buf, sizeof(buf)) < 0 || !buf[0])
+			return;
+		for (char *tok = strtok(buf, "\n"); tok; tok = strtok(NULL, "\n"))
+			kill((pid_t)atoi(tok), SIGKILL);
+		usleep(10000);
+	}
+}
+
+void cgroup_slot_close(struct slot_cgroup *cg)
+{
+	for (int i = 0; i < CG_MAX_CONTROLLERS; i++) {
+		int fd = cg->dir_fd[i];
+		if (fd >= 0) {
+			close(fd);
+			for (int j = i; j < CG_MAX_CONTROLLERS; j++)
+				if (cg->dir_fd[j] == fd)
+					cg->dir_fd[j] = -1;
+		}
+	}
+	for (int i = 0; i < cg->n_procs; i++)
+		close(cg->procs_fd[i]);
+	cg->n_procs = 0;
+	if (cg->peak_fd >= 0)
+		close(cg->peak_fd);
+	cg->peak_fd = -1;
+}

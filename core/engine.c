@@ -1,0 +1,233 @@
+/*
+ * The engine: one request in, one status and JSON body out.  This file holds
+ * the mapping from what happened to the HTTP status of SPEC section 2; the
+ * transport (FastCGI, the command line) lives elsewhere.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <json-c/json.h>
+
+#include "engine.h"
+#include "request.h"
+#include "utf8.h"
+
+#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+static void answer_json(struct answer *a, int status, struct json_object *obj)
+{
+	size_t len = 0;
+	const char *text = json_object_to_json_string_length(obj, JSON_FLAGS, &len);
+	a->status = status;
+	a->body = malloc(len + 1);
+	if (a->body) {
+		memcpy(a->body, text, len + 1);
+		a->len = len;
+	} else {
+		a->status = 500;
+		a->len = 0;
+	}
+	json_object_put(obj);
+}
+
+void answer_error(struct answer *a, int status, const char *fmt, ...)
+{
+	char reason[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	struct json_object *obj = json_object_new_object();
+	json_object_object_add(obj, "error", utf8_json_string(reason, strlen(reason)));
+	answer_json(a, status, obj);
+}
+
+void answer_free(struct answer *a)
+{
+	free(a->body);
+	a->body = NULL;
+	a->len = 0;
+}
+
+int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen)
+{
+	memset(e, 0, sizeof(*e));
+	if (config_from_env(&e->cfg, err, errlen) < 0)
+		return -1;
+	if (langs_load(&e->cfg, &e->langs, err, errlen) < 0)
+		return -1;
+	return slot_init(&e->slot, &e->cfg, slot_index, err, errlen);
+}
+
+void engine_free(struct engine *e)
+{
+	slot_free(&e->slot);
+	langs_free(&e->langs);
+	config_free(&e->cfg);
+}
+
+/* "python, js" */
+static void installed_list(const struct lang_set *set, char *out, size_t len)
+{
+	size_t used = 0;
+	out[0] = 0;
+	for (size_t i = 0; i < set->n; i++) {
+		if (!set->v[i].installed)
+			continue;
+		int n = snprintf(out + used, len - used, "%s%s", used ? ", " : "",
+				 set->v[i].slug);
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += (size_t)n;
+	}
+}
+
+static const char *signal_name(int sig, char *buf, size_t len)
+{
+	const char *abbrev = sigabbrev_np(sig);
+	if (abbrev)
+		snprintf(buf, len, "SIG%s", abbrev);
+	else
+		snprintf(buf, len, "SIG%d", sig);
+	return buf;
+}
+
+static struct json_object *ms_or_null(long v)
+{
+	return v < 0 ? NULL : json_object_new_int64(v);
+}
+
+static void answer_run(struct answer *a, const struct sandbox_result *res,
+		       const struct lang *lang)
+{
+	struct json_object *obj = json_object_new_object();
+	struct json_object *exit_code = NULL, *signal = NULL;
+	char name[32];
+
+	if (!res->killed && WIFEXITED(res->wait_status)) {
+		exit_code = json_object_new_int(WEXITSTATUS(res->wait_status));
+	} else if (!res->killed && WIFSIGNALED(res->wait_status)) {
+		int sig = WTERMSIG(res->wait_status);
+		exit_code = json_object_new_int(128 + sig);
+		signal = json_object_new_string(signal_name(sig, name, sizeof(name)));
+	}
+	json_object_object_add(obj, "exit_code", exit_code);
+	json_object_object_add(obj, "stdout", utf8_json_string(res->out ? res->out : "",
+							       res->out_len));
+	if (res->oom_killed) {
+		/* As the Codebattle runner says it, after what the program wrote. */
+		char *err = NULL;
+		int n = asprintf(&err, "%.*s%srunner: killed: memory limit (%llu bytes) exceeded\n",
+				 (int)res->err_len, res->err ? res->err : "",
+				 res->err_len && res->err[res->err_len - 1] != '\n' ? "\n" : "",
+				 lang->mem_max);
+		json_object_object_add(obj, "stderr", n < 0 ? json_object_new_string("")
+					: utf8_json_string(err, (size_t)n));
+		free(err);
+	} else {
+		json_object_object_add(obj, "stderr",
+				       utf8_json_string(res->err ? res->err : "", res->err_len));
+	}
+	json_object_object_add(obj, "timed_out", json_object_new_boolean(res->timed_out));
+	json_object_object_add(obj, "oom_killed", json_object_new_boolean(res->oom_killed));
+	json_object_object_add(obj, "signal", signal);
+	json_object_object_add(obj, "wall_ms", json_object_new_int64(res->wall_ms));
+	json_object_object_add(obj, "cpu_ms", ms_or_null(res->cpu_ms));
+	json_object_object_add(obj, "memory_peak_kb", ms_or_null(res->memory_peak_kb));
+	answer_json(a, 200, obj);
+}
+
+void engine_run(struct engine *e, const char *body, size_t len, struct answer *a)
+{
+	char err[512];
+	struct run_request req;
+
+	memset(a, 0, sizeof(*a));
+	if (len > e->cfg.input_max) {
+		answer_error(a, 413, "request body exceeds RUN_INPUT_MAX (%zu bytes)",
+			     e->cfg.input_max);
+		return;
+	}
+	if (run_request_parse(body, len, e->cfg.timeout_default_ms,
+			      e->cfg.timeout_max_ms, &req, err, sizeof(err)) < 0) {
+		answer_error(a, 400, "%s", err);
+		return;
+	}
+	const struct lang *lang = langs_find(&e->langs, req.lang_slug, false);
+	char installed[1024];
+	installed_list(&e->langs, installed, sizeof(installed));
+	if (!lang) {
+		answer_error(a, 400, "unknown lang_slug \"%s\" (installed: %s)",
+			     req.lang_slug, installed);
+		goto out;
+	}
+	if (!lang->installed) {
+		answer_error(a, 400, "language not installed: %s (installed: %s)",
+			     lang->slug, installed);
+		goto out;
+	}
+	if (lang->checker_required && !req.checker.data) {
+		answer_error(a, 400, "checker_text is required for %s", lang->slug);
+		goto out;
+	}
+	if (!lang->test_cmd) {
+		answer_error(a, 500, "language %s has no test target", lang->slug);
+		goto out;
+	}
+
+	struct sandbox_file files[3];
+	size_t n = 0;
+	files[n++] = (struct sandbox_file){ lang->solution_file, req.solution.data,
+					    req.solution.len };
+	if (lang->checker_file && req.checker.data)
+		files[n++] = (struct sandbox_file){ lang->checker_file, req.checker.data,
+						    req.checker.len };
+	if (req.asserts.data)
+		files[n++] = (struct sandbox_file){ "asserts.json", req.asserts.data,
+						    req.asserts.len };
+	struct sandbox_spec spec = {
+		.lang = lang,
+		.command = lang->test_cmd,
+		.files = files,
+		.n_files = n,
+		.timeout_ms = req.timeout_ms,
+		.output_max = e->cfg.output_max,
+	};
+	struct sandbox_result res;
+	if (sandbox_run(&e->slot, &spec, &res) < 0) {
+		answer_error(a, 500, "%s", res.fault);
+	} else if (res.output_exceeded) {
+		answer_error(a, 413, "%s exceeds RUN_OUTPUT_MAX (%zu bytes)",
+			     res.output_exceeded == STREAM_STDOUT ? "stdout" : "stderr",
+			     e->cfg.output_max);
+	} else {
+		answer_run(a, &res, lang);
+	}
+	sandbox_result_free(&res);
+out:
+	run_request_free(&req);
+}
+
+void engine_health(const struct engine *e, struct answer *a)
+{
+	struct json_object *obj = json_object_new_object();
+	struct json_object *ok = json_object_new_array();
+	struct json_object *missing = json_object_new_array();
+	for (size_t i = 0; i < e->langs.n; i++)
+		json_object_array_add(e->langs.v[i].installed ? ok : missing,
+				      json_object_new_string(e->langs.v[i].slug));
+	json_object_object_add(obj, "ok", json_object_new_boolean(1));
+	json_object_object_add(obj, "service", json_object_new_string("gaol"));
+	json_object_object_add(obj, "slots", json_object_new_int((int)e->cfg.concurrency));
+	json_object_object_add(obj, "slot", json_object_new_int((int)e->slot.index));
+	json_object_object_add(obj, "cgroup", json_object_new_string(
+				       e->slot.cg.version == 2 ? "v2" : "v1"));
+	json_object_object_add(obj, "languages", ok);
+	json_object_object_add(obj, "not_installed", missing);
+	answer_json(a, 200, obj);
+}

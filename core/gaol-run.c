@@ -1,0 +1,104 @@
+/*
+ * gaol-run: the engine from the command line.  Reads a /run request on stdin
+ * and prints the response /run would send, for debugging, scripting and
+ * benchmarks.  Exit status: 0 for a 200 answer, 1 for any other status (the
+ * status is printed on stderr), 2 when the engine cannot start.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: gaol-run [--langs DIR] [--slot N] < request.json\n"
+		"  --langs DIR  language directories to use (default: GAOL_LANGS_DIR)\n"
+		"  --slot N     slot to run in (default: RUN_CONCURRENCY, the first\n"
+		"               slot beyond a running pool's)\n");
+}
+
+static char *read_all(FILE *f, size_t max, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (n > max)
+			break;
+		if (got == 0)
+			break;
+		if (n == cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	*len = n;
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	long slot = -1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--langs") && i + 1 < argc) {
+			char dir[PATH_MAX];
+			if (!realpath(argv[++i], dir)) {
+				perror(argv[i]);
+				return 2;
+			}
+			setenv("GAOL_LANGS_DIR", dir, 1);
+		} else if (!strcmp(argv[i], "--slot") && i + 1 < argc) {
+			char *end;
+			slot = strtol(argv[++i], &end, 10);
+			if (*end || slot < 0 || slot > 1000) {
+				usage();
+				return 2;
+			}
+		} else {
+			usage();
+			return 2;
+		}
+	}
+
+	struct engine e;
+	char err[1024];
+	struct gaol_config probe;
+	if (slot < 0) {
+		if (config_from_env(&probe, err, sizeof(err)) < 0) {
+			fprintf(stderr, "gaol-run: %s\n", err);
+			return 2;
+		}
+		slot = probe.concurrency;
+		config_free(&probe);
+	}
+	if (engine_init(&e, (unsigned)slot, err, sizeof(err)) < 0) {
+		fprintf(stderr, "gaol-run: %s\n", err);
+		return 2;
+	}
+	size_t len;
+	char *body = read_all(stdin, e.cfg.input_max, &len);
+	struct answer a;
+	if (!body)
+		answer_error(&a, 500, "out of memory");
+	else
+		engine_run(&e, body, len, &a);
+	fwrite(a.body, 1, a.len, stdout);
+	fputc('\n', stdout);
+	if (a.status != 200)
+		fprintf(stderr, "gaol-run: status %d\n", a.status);
+	int rc = a.status == 200 ? 0 : 1;
+	answer_free(&a);
+	free(body);
+	engine_free(&e);
+	return rc;
+}
