@@ -346,7 +346,8 @@ int cgroup_slot_setup(struct slot_cgroup *cg, unsigned slot, char *err,
 		}
 		cg->procs_fd[cg->n_procs++] = pfd;
 	}
-	if (write_text(cg->dir_fd[CG_CPU], "cpu.shares", "1024") < 0 ||
+	if (read_u64(cg->dir_fd[CG_MEMORY], "memory.limit_in_bytes", &cg->mem_limit) < 0 ||
+	    write_text(cg->dir_fd[CG_CPU], "cpu.shares", "1024") < 0 ||
 	    write_text(cg->dir_fd[CG_MEMORY], "memory.swappiness", "0") < 0) {
 		snprintf(err, errlen, "cgroup: configure %s errno=%d",
 			 cg->path[CG_CPU], errno);

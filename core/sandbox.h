@@ -24,6 +24,7 @@ struct slot {
 	const struct gaol_config *cfg;
 	char state_dir[4096];    /* <state>/slot<N>: skeleton root, scratch */
 	char **envp;             /* the payload's environment (allowlist) */
+	int netns_fd;            /* the slot's loopback-only network namespace */
 	struct seccomp_policy seccomp;
 };
 
