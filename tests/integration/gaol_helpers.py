@@ -1,0 +1,552 @@
+"""Helpers for the integration tests: an HTTP client on the standard library,
+a running stack (nginx/stack.sh: nginx + spawn-fcgi + gaol-fcgi) and its
+processes, and python snippets run through POST /run.
+
+Traffic goes only to 127.0.0.1.
+"""
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples")
+BUILD = os.environ.get("BUILD", "build")
+BUILD_DIR = BUILD if os.path.isabs(BUILD) else os.path.join(REPO, BUILD)
+
+# The slot UIDs of the stacks these tests start.  Not the default 10001, so
+# that a stack somebody else runs on the same machine is not mistaken for ours
+# (and ours not for theirs).  Each stack gets its own block.
+UID_BASE = 41001 + (os.getpid() % 500) * 20
+
+# Set in every stack's environment; the payload must never see it.
+SECRET_NAME = "GAOL_TEST_SECRET"
+SECRET_VALUE = "s3cr3t-" + uuid.uuid4().hex
+
+
+# ---------------------------------------------------------------- HTTP
+
+class Response:
+    def __init__(self, status, headers, body, elapsed):
+        self.status = status
+        self.headers = headers          # dict, lower-case names
+        self.body = body                # bytes
+        self.elapsed = elapsed          # seconds, request sent to body read
+
+    def json(self):
+        # Strict: the body must be valid UTF-8 and valid JSON.
+        return json.loads(self.body.decode("utf-8", errors="strict"))
+
+    def __repr__(self):
+        b = self.body[:600]
+        return "<Response %d %r%s>" % (self.status, b,
+                                        "..." if len(self.body) > 600 else "")
+
+
+def request(port, method, path, body=None, headers=None, timeout=60.0):
+    """One HTTP/1.1 request on a fresh connection to 127.0.0.1:port.
+
+    body may be bytes, str or a JSON-able object (then sent as JSON).  A
+    server that answers before reading the whole body (413) and closes is
+    fine: the answer is still read."""
+    hdrs = {}
+    if body is not None and not isinstance(body, (bytes, str)):
+        body = json.dumps(body)
+        hdrs["Content-Type"] = "application/json"
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    if headers:
+        hdrs.update(headers)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    t0 = time.monotonic()
+    try:
+        conn.putrequest(method, path, skip_accept_encoding=True)
+        if body is not None and not any(k.lower() == "content-length" for k in hdrs):
+            hdrs["Content-Length"] = str(len(body))
+        for k, v in hdrs.items():
+            conn.putheader(k, v)
+        conn.endheaders()
+        if body:
+            try:
+                view = memoryview(body)
+                for i in range(0, len(body), 65536):
+                    conn.send(view[i:i + 65536])
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # answered early; read what it said
+        resp = conn.getresponse()
+        data = resp.read()
+        hdr = {k.lower(): v for k, v in resp.getheaders()}
+        return Response(resp.status, hdr, data, time.monotonic() - t0)
+    finally:
+        conn.close()
+
+
+def raw_request(port, data, timeout=10.0):
+    """Sends raw bytes, returns (status, headers, body) of what came back."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(data)
+        resp = http.client.HTTPResponse(s)
+        resp.begin()
+        body = resp.read()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, body
+
+
+def post_run(port, payload, timeout=120.0):
+    return request(port, "POST", "/run", payload, timeout=timeout)
+
+
+def assert_json_error(resp, status):
+    """The promise of SPEC section 2: every error is JSON {"error": "..."}."""
+    assert resp.status == status, "expected %d, got %r" % (status, resp)
+    ctype = resp.headers.get("content-type", "")
+    assert ctype.startswith("application/json"), \
+        "error %d has Content-Type %r: %r" % (status, ctype, resp)
+    try:
+        doc = resp.json()
+    except ValueError as e:
+        raise AssertionError("error %d body is not JSON (%s): %r" % (status, e, resp))
+    assert isinstance(doc, dict) and isinstance(doc.get("error"), str) and doc["error"], \
+        "error %d body has no \"error\" string: %r" % (status, resp)
+    return doc["error"]
+
+
+def assert_run_shape(doc):
+    """The 200 body of /run: Codebattle's three fields and gaol's extensions."""
+    assert isinstance(doc, dict), doc
+    assert "exit_code" in doc and (doc["exit_code"] is None or isinstance(doc["exit_code"], int)), doc
+    assert isinstance(doc.get("stdout"), str), doc
+    assert isinstance(doc.get("stderr"), str), doc
+    for k in ("timed_out", "oom_killed"):
+        assert isinstance(doc.get(k), bool), (k, doc)
+    assert "signal" in doc and (doc["signal"] is None or isinstance(doc["signal"], str)), doc
+    for k in ("wall_ms", "cpu_ms", "memory_peak_kb"):
+        assert k in doc and (doc[k] is None or isinstance(doc[k], int)), (k, doc)
+    assert isinstance(doc["wall_ms"], int) and doc["wall_ms"] >= 0, doc
+
+
+# ---------------------------------------------------------------- python snippets
+
+MARK = "@@GAOL-RESULT@@"
+
+# What the snippet wrapper appends: the value of `result` as one JSON line,
+# written straight to file descriptors 1 and 2 so that whatever the harness
+# does with sys.stdout while it imports the solution, one copy comes back.
+_EPILOGUE = """
+import json as _gj, os as _go
+_gl = ("\\n%s" + _gj.dumps(result) + "%s\\n").encode()
+for _gfd in (1, 2):
+    try:
+        _go.write(_gfd, _gl)
+    except OSError:
+        pass
+def solution(*args):
+    return None
+""" % (MARK, MARK)
+
+
+# What the snippet wrapper puts first.  langs/python's harness points fd 1 at
+# a capture file while it imports the solution (and keeps what is printed only
+# for the records of asserts).  These tests are about what the engine does
+# with the bytes a program writes, so the snippet puts the harness's own
+# duplicate of the real stdout back on fd 1 first: print() and os.write(1, ..)
+# then reach the run's stdout pipe as they would for any program.
+_PROLOGUE = """
+import os as _go0
+def _gaol_real_stdout():
+    try:
+        one = _go0.readlink('/proc/self/fd/1')
+        err = _go0.readlink('/proc/self/fd/2')
+    except OSError:
+        return
+    if one.startswith(('pipe:', 'socket:')):
+        return
+    for name in sorted(_go0.listdir('/proc/self/fd'), key=int):
+        fd = int(name)
+        if fd <= 2:
+            continue
+        try:
+            t = _go0.readlink('/proc/self/fd/%d' % fd)
+        except OSError:
+            continue
+        if t.startswith(('pipe:', 'socket:')) and t != err:
+            _go0.dup2(fd, 1)
+            return
+_gaol_real_stdout()
+"""
+
+
+def py_source(code):
+    """solution.py whose top level runs code (the harness imports it, so it
+    runs), with fd 1 on the run's real stdout, then reports `result`."""
+    return _PROLOGUE + code.rstrip() + "\n" + _EPILOGUE
+
+
+def py_run(port, code, timeout=None, asserts=None, http_timeout=120.0):
+    payload = {"lang_slug": "python", "solution_text": code}
+    if timeout is not None:
+        payload["timeout"] = timeout
+    if asserts is not None:
+        payload["asserts"] = asserts
+    return post_run(port, payload, timeout=http_timeout)
+
+
+def py_eval(port, code, timeout=None):
+    """Runs code, which sets `result`, in the sandbox; returns (result, doc)."""
+    resp = py_run(port, py_source(code), timeout=timeout)
+    assert resp.status == 200, resp
+    doc = resp.json()
+    for stream in (doc["stdout"], doc["stderr"]):
+        i = stream.find(MARK)
+        if i >= 0:
+            j = stream.find(MARK, i + len(MARK))
+            return json.loads(stream[i + len(MARK):j]), doc
+    raise AssertionError("snippet printed no result: %r" % doc)
+
+
+def records(stdout):
+    """The Codebattle record list a harness printed: one JSON array, or one
+    JSON record per line; lines that are not JSON records are ignored."""
+    text = stdout.strip()
+    try:
+        doc = json.loads(text)
+        if isinstance(doc, list):
+            return doc
+    except ValueError:
+        pass
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] not in "[{":
+            continue
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            continue
+        out.extend(doc if isinstance(doc, list) else [doc])
+    return [r for r in out if isinstance(r, dict) and "type" in r]
+
+
+# ---------------------------------------------------------------- processes
+
+def _read(path, mode="r"):
+    try:
+        with open(path, mode) as f:
+            return f.read()
+    except (FileNotFoundError, ProcessLookupError, PermissionError, OSError):
+        return None
+
+
+def proc_table():
+    """{pid: (ppid, comm, uid, state)} of every process on the host."""
+    table = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        status = _read("/proc/%s/status" % name)
+        if not status:
+            continue
+        f = {}
+        for line in status.splitlines():
+            k, _, v = line.partition(":")
+            f[k] = v.strip()
+        try:
+            table[int(name)] = (int(f["PPid"]), f["Name"], int(f["Uid"].split()[0]),
+                                f["State"].split()[0])
+        except (KeyError, ValueError, IndexError):
+            pass
+    return table
+
+
+def processes_with_env(marker):
+    """Pids whose initial environment holds marker, and their descendants."""
+    table = proc_table()
+    tagged = set()
+    needle = marker.encode() + b"\0"
+    for pid in table:
+        env = _read("/proc/%d/environ" % pid, "rb")
+        if env and needle in env + b"\0":
+            tagged.add(pid)
+    changed = True
+    while changed:
+        changed = False
+        for pid, (ppid, _, _, _) in table.items():
+            if ppid in tagged and pid not in tagged:
+                tagged.add(pid)
+                changed = True
+    return {pid: table[pid] for pid in tagged if pid in table and table[pid][3] != "Z"}
+
+
+def processes_of_uids(lo, hi):
+    return {pid: v for pid, v in proc_table().items() if lo <= v[2] < hi and v[3] != "Z"}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def mountinfo():
+    """Mount points of this mount namespace, as a multiset of lines without
+    the mount ids (which are what change when a mount is replaced)."""
+    out = []
+    for line in _read("/proc/self/mountinfo").splitlines():
+        fields = line.split()
+        out.append(" ".join(fields[3:]))
+    return sorted(out)
+
+
+# ---------------------------------------------------------------- the stack
+
+class StackError(Exception):
+    pass
+
+
+class Stack:
+    """One instance of nginx/stack.sh, started as `make run` starts it."""
+
+    READY_TIMEOUT = float(os.environ.get("GAOL_TEST_READY_TIMEOUT", "120"))
+
+    def __init__(self, name="stack", env=None, uid_base=None, concurrency=2):
+        self.name = name
+        self.port = free_port()
+        self.marker = "GAOL_TEST_STACK=%s-%s" % (name, uuid.uuid4().hex[:12])
+        self.concurrency = concurrency
+        self.uid_base = uid_base if uid_base is not None else UID_BASE
+        self.workdir = tempfile.mkdtemp(prefix="gaol-it-%s-" % name)
+        self.log_path = os.path.join(self.workdir, "stack.log")
+        self.env = dict(os.environ)
+        self.env.update({
+            "BUILD": BUILD,
+            "PORT": str(self.port),
+            "RUN_CONCURRENCY": str(concurrency),
+            "ALLOW_SHUTDOWN": "0",
+            "RUN_UID_BASE": str(self.uid_base),
+            "RUN_TIMEOUT_MAX": "60s",
+            SECRET_NAME: SECRET_VALUE,
+        })
+        k, v = self.marker.split("=", 1)
+        self.env[k] = v
+        if env:
+            for k, v in env.items():
+                if v is None:
+                    self.env.pop(k, None)
+                else:
+                    self.env[k] = v
+        self.proc = None
+        self.log = None
+        self.pids_seen = {}
+        self.stopped = False
+
+    # -- life cycle
+
+    def start(self, wait=True):
+        self.log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(
+            [os.path.join(REPO, "nginx", "stack.sh")], cwd=REPO, env=self.env,
+            stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        if wait:
+            self.wait_ready()
+        return self
+
+    def wait_ready(self):
+        deadline = time.monotonic() + self.READY_TIMEOUT
+        last = None
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise StackError("%s: stack.sh exited with %s before /health answered:\n%s"
+                                 % (self.name, self.proc.returncode, self.log_text()))
+            try:
+                r = request(self.port, "GET", "/health", timeout=5)
+                if r.status == 200:
+                    self.remember_pids()
+                    return r
+                last = r
+            except OSError as e:
+                last = e
+            time.sleep(0.1)
+        raise StackError("%s: /health did not answer 200 within %.0fs (last: %r):\n%s"
+                         % (self.name, self.READY_TIMEOUT, last, self.log_text()))
+
+    def log_text(self):
+        if self.log:
+            self.log.flush()
+        return (_read(self.log_path, "rb") or b"").decode("utf-8", "replace")[-6000:]
+
+    def processes(self):
+        """Our stack's live processes: {pid: (ppid, comm, uid, state)}."""
+        return processes_with_env(self.marker)
+
+    def remember_pids(self):
+        self.pids_seen.update(self.processes())
+
+    def fcgi_master(self):
+        procs = self.processes()
+        masters = [p for p, v in procs.items() if v[1] == "gaol-fcgi"
+                   and procs.get(v[0], (0, ""))[1] != "gaol-fcgi"]
+        if len(masters) != 1:
+            raise AssertionError("expected one gaol-fcgi master, found %r in %r"
+                                 % (masters, procs))
+        return masters[0]
+
+    def fcgi_workers(self):
+        master = self.fcgi_master()
+        return sorted(p for p, v in proc_table().items()
+                      if v[0] == master and v[1] == "gaol-fcgi" and v[3] != "Z")
+
+    def socket_paths(self):
+        """Unix sockets our processes listen on (from /proc/net/unix)."""
+        inodes = set()
+        for pid in self.pids_seen:
+            try:
+                for fd in os.listdir("/proc/%d/fd" % pid):
+                    try:
+                        t = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+                    except OSError:
+                        continue
+                    if t.startswith("socket:["):
+                        inodes.add(t[8:-1])
+            except OSError:
+                pass
+        paths = set()
+        for line in (_read("/proc/net/unix") or "").splitlines()[1:]:
+            f = line.split()
+            if len(f) >= 8 and f[6] in inodes and f[7].startswith("/"):
+                paths.add(f[7])
+        return paths
+
+    def stop(self, sig=signal.SIGTERM, timeout=30.0):
+        """Stops the stack as Ctrl-C / systemd would; returns leftovers."""
+        if self.stopped:
+            return
+        self.stopped = True
+        if self.proc.poll() is None:
+            self.remember_pids()
+            self.sockets = self.socket_paths()
+            self.proc.send_signal(sig)
+        else:
+            self.sockets = set()
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            pass
+        self.wait_gone(timeout=5)
+
+    def wait_gone(self, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.processes():
+            time.sleep(0.1)
+
+    def leftovers(self):
+        """What a clean stop must not leave: processes, sockets."""
+        problems = []
+        if self.proc.poll() is None:
+            problems.append("stack.sh (pid %d) still running" % self.proc.pid)
+        procs = self.processes()
+        if procs:
+            problems.append("processes left: %r" % procs)
+        for path in getattr(self, "sockets", ()):
+            if os.path.exists(path):
+                problems.append("socket left: %s" % path)
+        return problems
+
+    def kill_all(self):
+        """Last resort after a failed test: nothing of ours may stay behind."""
+        for _ in range(3):
+            procs = self.processes()
+            if not procs:
+                break
+            for pid in procs:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.2)
+        if self.proc and self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.proc.wait(timeout=10)
+        if self.log:
+            self.log.close()
+            self.log = None
+
+    def stop_clean(self, sig=signal.SIGTERM):
+        """Stops and asserts it stopped cleanly; cleans up regardless."""
+        try:
+            self.stop(sig)
+            problems = self.leftovers()
+            rc = self.proc.returncode
+        finally:
+            log = self.log_text()
+            self.kill_all()
+        assert not problems, "%s did not stop cleanly: %s\n%s" % (self.name, problems, log)
+        return rc
+
+    # -- conveniences
+
+    def get(self, path, **kw):
+        return request(self.port, "GET", path, **kw)
+
+    def post(self, path, body=None, **kw):
+        return request(self.port, "POST", path, body, **kw)
+
+    def run(self, payload, **kw):
+        return post_run(self.port, payload, **kw)
+
+    def py(self, code, **kw):
+        return py_run(self.port, code, **kw)
+
+    def py_eval(self, code, timeout=None):
+        return py_eval(self.port, code, timeout=timeout)
+
+    def health(self):
+        r = self.get("/health")
+        assert r.status == 200, r
+        return r.json()
+
+    def installed(self):
+        """Installed language slugs, as /health says them."""
+        return installed_langs(self.health())
+
+
+def installed_langs(health):
+    """Finds the installed languages in a /health document, whichever shape
+    the service chose: a list of slugs, or {slug: bool|{installed: bool}}."""
+    for key in ("languages", "langs", "installed", "installed_languages"):
+        v = health.get(key)
+        if isinstance(v, list):
+            out = set()
+            for item in v:
+                if isinstance(item, str):
+                    out.add(item)
+                elif isinstance(item, dict) and item.get("installed", True):
+                    out.add(item.get("slug") or item.get("name"))
+            return out
+        if isinstance(v, dict):
+            out = set()
+            for slug, val in v.items():
+                if val is True or (isinstance(val, dict) and val.get("installed")):
+                    out.add(slug)
+            return out
+    raise AssertionError("/health names no installed languages: %r" % health)
+
+
+def host_addresses():
+    """The host's non-loopback IPv4 addresses (from /proc/net/fib_trie)."""
+    addrs = set()
+    lines = (_read("/proc/net/fib_trie") or "").splitlines()
+    for i, line in enumerate(lines):
+        if "/32 host LOCAL" in line and i > 0:
+            a = lines[i - 1].split()[-1]
+            if not a.startswith("127."):
+                addrs.add(a)
+    return sorted(addrs)

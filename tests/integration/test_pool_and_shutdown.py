@@ -1,0 +1,169 @@
+"""The prefork pool and the stack's life cycle: a killed worker is replaced,
+/shutdown stops gracefully only when allowed, Ctrl-C stops everything, a bad
+configuration value stops the start naming the variable."""
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+import gaol_helpers as gh
+from gaol_helpers import assert_json_error
+
+SLOW = gh.py_source("import time\ntime.sleep(3)\nprint('finished')\nresult = 0")
+
+
+def test_worker_killed_with_sigkill_is_replaced(stack):
+    workers = stack.fcgi_workers()
+    assert len(workers) == stack.concurrency, \
+        "expected %d workers, found %r" % (stack.concurrency, workers)
+    victim = workers[0]
+    os.kill(victim, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    now = []
+    while time.monotonic() < deadline:
+        now = stack.fcgi_workers()
+        if len(now) == len(workers) and victim not in now:
+            break
+        time.sleep(0.1)
+    assert victim not in now and len(now) == len(workers), \
+        "worker %d not replaced: before %r, after %r" % (victim, workers, now)
+    for _ in range(2 * stack.concurrency):
+        r = stack.run({"lang_slug": "python", "solution_text": gh.py_source("result = 1")})
+        assert r.status == 200, r
+    assert stack.get("/health").status == 200
+
+
+def test_worker_killed_mid_run_does_not_take_the_service_down(stack):
+    result = {}
+
+    def slow():
+        try:
+            result["r"] = stack.py(gh.py_source("import time\ntime.sleep(5)\nresult = 0"),
+                                   timeout="20s")
+        except Exception as e:  # noqa: BLE001
+            result["r"] = e
+
+    t = threading.Thread(target=slow)
+    t.start()
+    # The busy worker is the one with a child (its sandbox).
+    busy = None
+    deadline = time.monotonic() + 5
+    while busy is None and time.monotonic() < deadline:
+        table = gh.proc_table()
+        for w in stack.fcgi_workers():
+            if any(v[0] == w for v in table.values()):
+                busy = w
+                break
+        time.sleep(0.05)
+    assert busy, "no worker started a sandbox"
+    os.kill(busy, signal.SIGKILL)
+    t.join(30)
+    r = result.get("r")
+    # The client of the killed run gets an answer (an error), not a hang.
+    assert isinstance(r, gh.Response), r
+    if r.status != 200:
+        assert_json_error(r, r.status)
+    time.sleep(0.5)
+    left = gh.processes_of_uids(stack.uid_base, stack.uid_base + stack.concurrency)
+    assert not left, "the killed worker's run outlived it: %r" % left
+    deadline = time.monotonic() + 10
+    while len(stack.fcgi_workers()) != stack.concurrency and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(stack.fcgi_workers()) == stack.concurrency
+    r = stack.run({"lang_slug": "python", "solution_text": gh.py_source("result = 1")})
+    assert r.status == 200, r
+
+
+def test_shutdown_404_when_allow_shutdown_is_unset(make_stack):
+    s = make_stack("noshutdown", env={"ALLOW_SHUTDOWN": None})
+    assert_json_error(s.post("/shutdown", b""), 404)
+    assert s.get("/health").status == 200
+
+
+def test_shutdown_200_then_graceful_stop_inflight_run_finishes(make_stack):
+    s = make_stack("shutdown", env={"ALLOW_SHUTDOWN": "1"})
+    s.remember_pids()
+    sockets = s.socket_paths()
+    inflight = {}
+
+    def slow():
+        inflight["r"] = s.py(SLOW, timeout="20s")
+
+    t = threading.Thread(target=slow)
+    t.start()
+    time.sleep(0.8)  # the run is in its sandbox
+    r = s.post("/shutdown", b"")
+    assert r.status == 200, r
+    assert r.json() is not None
+    # While the in-flight run drains, new work is refused with 503 (or the
+    # listener is already closed): never run, never a non-JSON error.
+    try:
+        late = s.run({"lang_slug": "python", "solution_text": gh.py_source("result = 1")},
+                     timeout=20)
+        assert_json_error(late, 503)
+    except ConnectionError:
+        pass
+    t.join(30)
+    r = inflight.get("r")
+    assert r is not None and r.status == 200, r
+    assert "finished" in r.json()["stdout"], r
+    # And then the whole stack stops by itself.
+    try:
+        rc = s.proc.wait(timeout=20)
+    except Exception:
+        pytest.fail("stack still running 20s after /shutdown:\n%s" % s.log_text())
+    s.stopped = True
+    s.sockets = sockets
+    s.wait_gone()
+    problems = s.leftovers()
+    assert not problems, "%s\n%s" % (problems, s.log_text())
+    assert rc == 0, "stack.sh exited %s after /shutdown:\n%s" % (rc, s.log_text())
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_stack_stops_everything_on_signal(make_stack, sig):
+    s = make_stack("sig%d" % sig)
+    assert s.run({"lang_slug": "python", "solution_text": gh.py_source("result = 1")}).status == 200
+    s.stop_clean(sig)
+
+
+def test_stack_stop_during_a_run_leaves_nothing(make_stack):
+    s = make_stack("stopbusy")
+    t = threading.Thread(target=lambda: _swallow(s.py, SLOW, timeout="20s"))
+    t.start()
+    time.sleep(0.8)
+    s.stop_clean()
+    t.join(30)
+    left = gh.processes_of_uids(s.uid_base, s.uid_base + s.concurrency)
+    assert not left, left
+
+
+def _swallow(f, *a, **kw):
+    try:
+        f(*a, **kw)
+    except Exception:  # noqa: BLE001 - the stack is going away under it
+        pass
+
+
+@pytest.mark.parametrize("var,value", [
+    ("RUN_CONCURRENCY", "lots"),
+    ("RUN_CONCURRENCY", "0"),
+    ("RUN_OUTPUT_MAX", "-5"),
+    ("RUN_TIMEOUT_MAX", "soon"),
+    ("RUN_UID_BASE", "0"),
+])
+def test_bad_configuration_value_stops_start_naming_the_variable(make_stack, var, value):
+    s = make_stack("badcfg", env={var: value}, start=False)
+    s.start(wait=False)
+    try:
+        rc = s.proc.wait(timeout=30)
+    except Exception:
+        pytest.fail("stack with %s=%s still running after 30s:\n%s" % (var, value, s.log_text()))
+    s.stopped = True
+    assert rc != 0, "stack with %s=%s exited 0" % (var, value)
+    assert var in s.log_text(), "start-up error does not name %s:\n%s" % (var, s.log_text())
+    s.wait_gone()
+    assert not s.leftovers(), s.leftovers()
