@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "cgroup.h"
-#include "seccomp.h"
+#include "seccomp_policy.h"
 
 struct gaol_config;
 struct lang;

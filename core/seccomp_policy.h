@@ -3,8 +3,8 @@
  * per worker with libseccomp and installed in the payload with one prctl,
  * last before execve.  The policy is a table in seccomp.c.
  */
-#ifndef GAOL_SECCOMP_H
-#define GAOL_SECCOMP_H
+#ifndef GAOL_SECCOMP_POLICY_H
+#define GAOL_SECCOMP_POLICY_H
 
 #include <linux/filter.h>
 
