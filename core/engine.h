@@ -7,6 +7,7 @@
 #define GAOL_ENGINE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "config.h"
 #include "lang.h"
@@ -33,6 +34,11 @@ void engine_free(struct engine *e);
 void engine_run(struct engine *e, const char *body, size_t len, struct answer *a);
 /* GET /health: cheap, never starts a sandbox. */
 void engine_health(const struct engine *e, struct answer *a);
+
+/* Fail closed: reads the host's kernel features, builds one real sandbox
+ * and checks each mechanism from inside it, one line per mechanism on out
+ * ("ok name" / "missing name: why").  Returns the number missing. */
+int engine_selfcheck(struct engine *e, FILE *out);
 
 /* {"error": "<formatted reason>"} with status. */
 void answer_error(struct answer *a, int status, const char *fmt, ...)

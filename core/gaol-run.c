@@ -16,9 +16,11 @@
 static void usage(void)
 {
 	fprintf(stderr, "usage: gaol-run [--langs DIR] [--slot N] < request.json\n"
+		"       gaol-run [--slot N] --check\n"
 		"  --langs DIR  language directories to use (default: GAOL_LANGS_DIR)\n"
 		"  --slot N     slot to run in (default: RUN_CONCURRENCY, the first\n"
-		"               slot beyond a running pool's)\n");
+		"               slot beyond a running pool's)\n"
+		"  --check      build one sandbox and report each mechanism\n");
 }
 
 static char *read_all(FILE *f, size_t max, size_t *len)
@@ -49,6 +51,7 @@ static char *read_all(FILE *f, size_t max, size_t *len)
 int main(int argc, char **argv)
 {
 	long slot = -1;
+	int check = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--langs") && i + 1 < argc) {
 			char dir[PATH_MAX];
@@ -64,6 +67,8 @@ int main(int argc, char **argv)
 				usage();
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--check")) {
+			check = 1;
 		} else {
 			usage();
 			return 2;
@@ -84,6 +89,11 @@ int main(int argc, char **argv)
 	if (engine_init(&e, (unsigned)slot, err, sizeof(err)) < 0) {
 		fprintf(stderr, "gaol-run: %s\n", err);
 		return 2;
+	}
+	if (check) {
+		int missing = engine_selfcheck(&e, stdout);
+		engine_free(&e);
+		return missing ? 1 : 0;
 	}
 	size_t len;
 	char *body = read_all(stdin, e.cfg.input_max, &len);
