@@ -1,0 +1,379 @@
+/*
+ * http: routing and status mapping of gaol-fcgi (see http.h).
+ *
+ * What a client sees, decided here and nowhere else:
+ * - The route table below is the API: a known path with another method is 405
+ *   with an Allow header, an unknown path is 404.  GET routes answer HEAD too.
+ *   POST /shutdown exists only when ALLOW_SHUTDOWN is set; otherwise it is an
+ *   unknown path (404), as in the Codebattle runner.
+ * - While the pool is stopping every request is 503 (the master answers
+ *   those, see master.c).
+ * - A route that takes a body needs CONTENT_LENGTH (411 when absent, 400 when
+ *   not a number).  nginx always sets it: it buffers chunked bodies first.  A
+ *   length over RUN_INPUT_MAX is 413 from the header alone, before a byte of
+ *   the body is read; a body shorter than its length is 400.
+ * - Content-Encoding other than identity is 415: the engine parses bytes, it
+ *   does not inflate them.
+ * - Content-Type: application/json (parameters allowed) and no type at all are
+ *   the norm, but any other label is accepted too and the body is parsed as
+ *   JSON whatever it says: `curl -d @req.json` labels it
+ *   application/x-www-form-urlencoded and Codebattle's clients do not all set
+ *   a type.  Only multipart types are refused (415): a form upload is never a
+ *   JSON document, and saying so helps more than "unparseable JSON".
+ */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "http.h"
+
+typedef enum http_after handler_fn(struct engine *e, const char *body,
+				   size_t len, struct answer *a);
+
+struct route {
+	const char *path;
+	const char *method;       /* a GET route also answers HEAD */
+	bool takes_body;
+	handler_fn *handle;
+	bool (*enabled)(const struct gaol_config *cfg);  /* NULL: always */
+};
+
+static handler_fn handle_health, handle_run, handle_shutdown;
+
+static bool shutdown_allowed(const struct gaol_config *cfg)
+{
+	return cfg->allow_shutdown;
+}
+
+static const struct route routes[] = {
+	{ "/",         "GET",  false, handle_health,   NULL },
+	{ "/health",   "GET",  false, handle_health,   NULL },
+	{ "/run",      "POST", true,  handle_run,      NULL },
+	{ "/shutdown", "POST", false, handle_shutdown, shutdown_allowed },
+	/* POST /evaluate joins this table when the engine has an entry for it. */
+};
+
+static const struct {
+	int status;
+	const char *reason;
+} reasons[] = {
+	{ 200, "OK" },
+	{ 400, "Bad Request" },
+	{ 404, "Not Found" },
+	{ 405, "Method Not Allowed" },
+	{ 411, "Length Required" },
+	{ 413, "Content Too Large" },
+	{ 415, "Unsupported Media Type" },
+	{ 422, "Unprocessable Content" },
+	{ 429, "Too Many Requests" },
+	{ 500, "Internal Server Error" },
+	{ 503, "Service Unavailable" },
+};
+
+/* The body of a reply when even building an error answer failed. */
+static const char last_resort[] = "{\"error\": \"out of memory\"}";
+
+#define PATH_SHOWN_MAX 200     /* how much of a bad path an error repeats */
+#define BODY_CHUNK (64 * 1024) /* libfcgi's stream calls take an int */
+
+static const char *http_reason(int status)
+{
+	for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+		if (reasons[i].status == status)
+			return reasons[i].reason;
+	return "Unknown";
+}
+
+static const char *param(const FCGX_Request *req, const char *name)
+{
+	const char *v = FCGX_GetParam(name, req->envp);
+	return v ? v : "";
+}
+
+/* The request's path without its query.  nginx's DOCUMENT_URI is already
+ * decoded and normalised; REQUEST_URI is the fallback for other servers. */
+static void request_path(const FCGX_Request *req, char *path, size_t size)
+{
+	const char *p = FCGX_GetParam("DOCUMENT_URI", req->envp);
+	size_t n;
+
+	if (!p || !*p)
+		p = param(req, "REQUEST_URI");
+	n = strcspn(p, "?");
+	if (n >= size)
+		n = size - 1;
+	memcpy(path, p, n);
+	path[n] = '\0';
+}
+
+static bool method_matches(const struct route *r, const char *method)
+{
+	return strcmp(r->method, method) == 0 ||
+	       (strcmp(method, "HEAD") == 0 && strcmp(r->method, "GET") == 0);
+}
+
+/* The route for method on path, or NULL.  When the path is known but the
+ * method is not, allow gets the methods it takes ("GET, HEAD"). */
+static const struct route *route_find(const struct gaol_config *cfg,
+				      const char *path, const char *method,
+				      char *allow, size_t allow_size)
+{
+	const struct route *found = NULL;
+
+	allow[0] = '\0';
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+		const struct route *r = &routes[i];
+		size_t used = strlen(allow);
+
+		if (strcmp(r->path, path) != 0 || (r->enabled && !r->enabled(cfg)))
+			continue;
+		if (method_matches(r, method))
+			found = r;
+		snprintf(allow + used, allow_size - used, "%s%s%s",
+			 used ? ", " : "", r->method,
+			 strcmp(r->method, "GET") == 0 ? ", HEAD" : "");
+	}
+	return found;
+}
+
+/* "identity", or nothing at all, is the only encoding the engine reads. */
+static bool encoding_is_identity(const char *enc)
+{
+	while (*enc == ' ' || *enc == '\t')
+		enc++;
+	if (!*enc)
+		return true;
+	if (strncasecmp(enc, "identity", 8) != 0)
+		return false;
+	enc += 8;
+	while (*enc == ' ' || *enc == '\t')
+		enc++;
+	return *enc == '\0';
+}
+
+static bool type_is_refused(const char *type)
+{
+	while (*type == ' ' || *type == '\t')
+		type++;
+	return strncasecmp(type, "multipart/", 10) == 0;
+}
+
+/* Digits only: no sign, no spaces, no overflow. */
+static int parse_length(const char *s, size_t *len)
+{
+	size_t v = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		if (v > (SIZE_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (size_t)(*s - '0');
+	}
+	*len = v;
+	return 0;
+}
+
+/* Reads exactly CONTENT_LENGTH bytes into a NUL-terminated buffer.  On a
+ * fault returns -1 with the error answer already in a. */
+static int read_body(const struct gaol_config *cfg, FCGX_Request *req,
+		     char **body, size_t *len, struct answer *a)
+{
+	const char *enc = param(req, "HTTP_CONTENT_ENCODING");
+	const char *type = param(req, "CONTENT_TYPE");
+	const char *clen = param(req, "CONTENT_LENGTH");
+	size_t want, got = 0;
+	char *buf;
+
+	if (!encoding_is_identity(enc)) {
+		answer_error(a, 415, "Content-Encoding %.40s is not supported: "
+			     "send the body uncompressed", enc);
+		return -1;
+	}
+	if (type_is_refused(type)) {
+		answer_error(a, 415, "Content-Type %.60s is not supported: "
+			     "send application/json", type);
+		return -1;
+	}
+	if (!*clen) {
+		answer_error(a, 411, "Content-Length is required");
+		return -1;
+	}
+	if (parse_length(clen, &want) < 0) {
+		answer_error(a, 400, "Content-Length is not a byte count: %.40s",
+			     clen);
+		return -1;
+	}
+	if (want > cfg->input_max) {
+		answer_error(a, 413, "request body of %zu bytes is over "
+			     "RUN_INPUT_MAX (%zu bytes)", want, cfg->input_max);
+		return -1;
+	}
+	buf = malloc(want + 1);
+	if (!buf) {
+		answer_error(a, 500, "no memory for a body of %zu bytes", want);
+		return -1;
+	}
+	while (got < want) {
+		size_t left = want - got;
+		int n = FCGX_GetStr(buf + got,
+				    left > BODY_CHUNK ? BODY_CHUNK : (int)left,
+				    req->in);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got < want) {
+		free(buf);
+		answer_error(a, 400, "request body ended after %zu of %zu bytes",
+			     got, want);
+		return -1;
+	}
+	buf[want] = '\0';
+	*body = buf;
+	*len = want;
+	return 0;
+}
+
+static enum http_after handle_health(struct engine *e, const char *body,
+				     size_t len, struct answer *a)
+{
+	(void)body;
+	(void)len;
+	engine_health(e, a);
+	return HTTP_AFTER_NOTHING;
+}
+
+static enum http_after handle_run(struct engine *e, const char *body,
+				  size_t len, struct answer *a)
+{
+	engine_run(e, body, len, a);
+	return HTTP_AFTER_NOTHING;
+}
+
+static enum http_after handle_shutdown(struct engine *e, const char *body,
+				       size_t len, struct answer *a)
+{
+	static const char ok[] = "{\"ok\": true, \"shutting_down\": true}";
+
+	(void)e;
+	(void)body;
+	(void)len;
+	a->body = strdup(ok);
+	if (!a->body) {
+		answer_error(a, 500, "no memory");
+		return HTTP_AFTER_NOTHING;
+	}
+	a->status = 200;
+	a->len = sizeof ok - 1;
+	return HTTP_AFTER_SHUTDOWN;
+}
+
+static void put(FCGX_Request *req, const char *data, size_t len)
+{
+	while (len > 0) {
+		int n = len > BODY_CHUNK ? BODY_CHUNK : (int)len;
+		if (FCGX_PutStr(data, n, req->out) != n)
+			return;   /* the web server went away; nothing to tell */
+		data += n;
+		len -= (size_t)n;
+	}
+}
+
+static void send_answer(FCGX_Request *req, const struct answer *a,
+			const char *allow, bool head)
+{
+	const char *body = a->body ? a->body : last_resort;
+	size_t len = a->body ? a->len : sizeof last_resort - 1;
+	int status = a->body ? a->status : 500;
+	char hdr[512];
+	int n;
+
+	n = snprintf(hdr, sizeof hdr,
+		     "Status: %d %s\r\n"
+		     "Content-Type: application/json\r\n"
+		     "Content-Length: %zu\r\n"
+		     "Cache-Control: no-store\r\n"
+		     "%s%s%s"
+		     "\r\n",
+		     status, http_reason(status), len,
+		     allow ? "Allow: " : "", allow ? allow : "",
+		     allow ? "\r\n" : "");
+	put(req, hdr, (size_t)n);
+	if (!head)
+		put(req, body, len);
+}
+
+/* DEBUG: the request line and headers, one line each, made printable. */
+static void log_request(unsigned slot, const FCGX_Request *req)
+{
+	static const char *const shown[] = {
+		"REQUEST_METHOD=", "REQUEST_URI=", "CONTENT_TYPE=",
+		"CONTENT_LENGTH=", "REMOTE_ADDR=", "HTTP_",
+	};
+
+	fprintf(stderr, "gaol-fcgi: slot %u: request %s %s\n", slot,
+		param(req, "REQUEST_METHOD"), param(req, "REQUEST_URI"));
+	for (char **p = req->envp; p && *p; p++) {
+		bool show = false;
+		char line[1024];
+		size_t i;
+
+		for (i = 0; i < sizeof shown / sizeof shown[0]; i++)
+			show = show || strncmp(*p, shown[i], strlen(shown[i])) == 0;
+		if (!show)
+			continue;
+		for (i = 0; (*p)[i] && i < sizeof line - 1; i++)
+			line[i] = isprint((unsigned char)(*p)[i]) ? (*p)[i] : '?';
+		line[i] = '\0';
+		fprintf(stderr, "gaol-fcgi: slot %u:   %s\n", slot, line);
+	}
+}
+
+void http_refuse_stopping(FCGX_Request *req)
+{
+	struct answer a = { 0 };
+
+	answer_error(&a, 503, "shutting down");
+	send_answer(req, &a, NULL,
+		    strcmp(param(req, "REQUEST_METHOD"), "HEAD") == 0);
+	answer_free(&a);
+}
+
+enum http_after http_serve(struct engine *e, FCGX_Request *req)
+{
+	const char *method = param(req, "REQUEST_METHOD");
+	enum http_after after = HTTP_AFTER_NOTHING;
+	struct answer a = { 0 };
+	const struct route *r;
+	char path[4096];
+	char allow[64];
+
+	request_path(req, path, sizeof path);
+	if (e->cfg.debug)
+		log_request(e->slot.index, req);
+
+	if ((r = route_find(&e->cfg, path, method, allow, sizeof allow))) {
+		char *body = NULL;
+		size_t len = 0;
+
+		allow[0] = '\0';
+		if (!r->takes_body || read_body(&e->cfg, req, &body, &len, &a) == 0)
+			after = r->handle(e, body, len, &a);
+		free(body);
+	} else if (allow[0]) {
+		answer_error(&a, 405, "method %.16s is not allowed on %.*s "
+			     "(allowed: %s)", method, PATH_SHOWN_MAX, path, allow);
+	} else {
+		answer_error(&a, 404, "no such path: %.*s", PATH_SHOWN_MAX, path);
+	}
+
+	send_answer(req, &a, allow[0] ? allow : NULL, strcmp(method, "HEAD") == 0);
+	answer_free(&a);
+	return after;
+}

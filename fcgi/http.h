@@ -1,0 +1,28 @@
+/*
+ * http: the HTTP face of one worker.  It owns the route table (which method on
+ * which path calls which engine entry), the checks made before a body reaches
+ * the engine (length, encoding, type) and the one place where a status code
+ * gets its reason phrase.  Every answer, errors included, is JSON.
+ */
+#ifndef GAOL_FCGI_HTTP_H
+#define GAOL_FCGI_HTTP_H
+
+#include <fcgiapp.h>
+
+#include "engine.h"
+
+/* What the worker must do once the answer has gone out. */
+enum http_after {
+	HTTP_AFTER_NOTHING,
+	HTTP_AFTER_SHUTDOWN,     /* POST /shutdown: ask the master to stop */
+};
+
+/* Answers one accepted request.  Never fails: a request fault becomes a
+ * status, not a crash. */
+enum http_after http_serve(struct engine *e, FCGX_Request *req);
+
+/* Answers an accepted request 503 without reading it: the pool is stopping.
+ * Needs no engine, so the master can answer while its workers finish. */
+void http_refuse_stopping(FCGX_Request *req);
+
+#endif

@@ -1,0 +1,327 @@
+/*
+ * master: the prefork pool (see master.h).
+ *
+ * Processes.  The master holds the listening socket and the write end of the
+ * stop pipe and runs no request.  Worker i (worker.c) holds slot i of the
+ * engine, UID RUN_UID_BASE+i and its cgroup, and serves one request at a time;
+ * the engine's sandboxes are the workers' children.
+ *
+ * - A worker never outlives the master: right after fork() it asks for SIGKILL
+ *   on the master's death (PR_SET_PDEATHSIG), then checks getppid() in case the
+ *   master died before that took effect.
+ * - A worker that dies is replaced in its slot.  One that lived less than
+ *   HEALTHY_LIFE_MS is a crash loop in the making: its next start waits
+ *   BACKOFF_FIRST_MS, doubling up to BACKOFF_MAX_MS; a longer life resets it.
+ * - A worker whose engine_init() failed exits WORKER_EXIT_SETUP.  That is a
+ *   setup fault (configuration, languages, cgroups) which a respawn would only
+ *   repeat, so the pool stops and the master returns 1: it fails closed, and
+ *   systemd's Restart= decides what comes next.
+ * - SIGTERM or SIGINT: the master closes the write end of the stop pipe.
+ *   Each worker sees the pipe hang up when it is next idle and exits; runs in
+ *   progress finish first.  Meanwhile the master itself accepts on the socket
+ *   and answers every request 503, so that a client is told at once instead
+ *   of waiting in the queue for a run to end.  When the last worker is gone
+ *   the master answers what is still queued, closes the socket and returns 0.
+ *   A further signal during the stop means "now": the workers get SIGKILL.
+ *
+ * Signal handlers only set flags.  The loop keeps those signals blocked and
+ * waits for them in ppoll() with the usual mask, so none slips in between a
+ * check of the flags and the wait.
+ */
+#define _GNU_SOURCE     /* ppoll, pipe2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fcgiapp.h>
+
+#include "http.h"
+#include "master.h"
+#include "worker.h"
+
+#define HEALTHY_LIFE_MS  10000
+#define BACKOFF_FIRST_MS 100
+#define BACKOFF_MAX_MS   10000
+#define FORK_RETRY_MS    1000
+#define REFUSE_BATCH     64     /* 503s per wake-up, so signals are seen */
+
+struct worker_slot {
+	pid_t pid;               /* 0: not running */
+	long long started_ms;
+	long long respawn_at_ms; /* not before this time */
+	unsigned short_lives;    /* lives shorter than HEALTHY_LIFE_MS in a row */
+};
+
+struct pool {
+	struct worker_slot *slots;
+	unsigned n;
+	int listen_fd;
+	FCGX_Request refused;    /* the master's own request: 503 while stopping */
+	int stop_r, stop_w;      /* stop pipe: the master closes stop_w to stop */
+	pid_t master;
+	sigset_t usual;          /* mask of the workers, and of ppoll()'s wait */
+	bool stopping;
+	int stop_requests_seen;  /* signals already acted upon */
+	bool killed;
+	int status;              /* what master_run() returns */
+};
+
+static volatile sig_atomic_t stop_requests;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	if (stop_requests < 1000)
+		stop_requests++;
+}
+
+/* SIGCHLD only has to interrupt ppoll(); the loop reaps every time. */
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int install(int sig, void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	return sigaction(sig, &sa, NULL);
+}
+
+static void start_worker(struct pool *p, unsigned i)
+{
+	struct worker_slot *w = &p->slots[i];
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		fprintf(stderr, "gaol-fcgi: slot %u: fork: %s (retrying)\n", i,
+			strerror(errno));
+		w->respawn_at_ms = now_ms() + FORK_RETRY_MS;
+		return;
+	}
+	if (pid == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != p->master)
+			_exit(WORKER_EXIT_STOPPED);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGCHLD, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &p->usual, NULL);
+		close(p->stop_w);
+		_exit(worker_main(i, p->listen_fd, p->stop_r));
+	}
+	w->pid = pid;
+	w->started_ms = now_ms();
+}
+
+static void begin_stop(struct pool *p)
+{
+	if (p->stopping)
+		return;
+	p->stopping = true;
+	p->stop_requests_seen = stop_requests;
+	FCGX_InitRequest(&p->refused, p->listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
+	close(p->stop_w);
+	p->stop_w = -1;
+}
+
+/* While stopping: whatever is waiting on the socket gets 503.  The socket is
+ * non-blocking, so this ends with EAGAIN once the queue is empty. */
+static void refuse_queued(struct pool *p)
+{
+	for (int i = 0; i < REFUSE_BATCH; i++) {
+		if (FCGX_Accept_r(&p->refused) < 0)
+			break;
+		http_refuse_stopping(&p->refused);
+	}
+	FCGX_Finish_r(&p->refused);
+}
+
+static void describe_exit(int status, char *buf, size_t size)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "was killed by signal %d (%s)",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, size, "ended with wait status %#x", status);
+}
+
+static void reap(struct pool *p)
+{
+	pid_t pid;
+	int status;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		long long now = now_ms(), delay = 0;
+		struct worker_slot *w = NULL;
+		unsigned i;
+		char how[96];
+
+		for (i = 0; i < p->n && !w; i++)
+			if (p->slots[i].pid == pid)
+				w = &p->slots[i];
+		if (!w)
+			continue;
+		i = (unsigned)(w - p->slots);
+		w->pid = 0;
+		describe_exit(status, how, sizeof how);
+
+		if (WIFEXITED(status) && WEXITSTATUS(status) == WORKER_EXIT_SETUP) {
+			if (!p->stopping) {
+				fprintf(stderr, "gaol-fcgi: slot %u could not start; "
+					"stopping the pool\n", i);
+				p->status = 1;
+				begin_stop(p);
+			}
+			continue;
+		}
+		if (p->stopping)
+			continue;
+
+		if (now - w->started_ms < HEALTHY_LIFE_MS) {
+			if (w->short_lives < 16)
+				w->short_lives++;
+			delay = (long long)BACKOFF_FIRST_MS << (w->short_lives - 1);
+			if (delay > BACKOFF_MAX_MS)
+				delay = BACKOFF_MAX_MS;
+		} else {
+			w->short_lives = 0;
+		}
+		w->respawn_at_ms = now + delay;
+		fprintf(stderr, "gaol-fcgi: slot %u: worker %d %s; "
+			"restarting in %lld ms\n", i, (int)pid, how, delay);
+	}
+}
+
+static unsigned workers_alive(const struct pool *p)
+{
+	unsigned alive = 0;
+
+	for (unsigned i = 0; i < p->n; i++)
+		alive += p->slots[i].pid != 0;
+	return alive;
+}
+
+/* Starts the workers that are due; returns ms until the next one is (-1:
+ * none pending). */
+static long long start_due_workers(struct pool *p)
+{
+	long long next = -1, now = now_ms();
+
+	for (unsigned i = 0; i < p->n && !p->stopping; i++) {
+		struct worker_slot *w = &p->slots[i];
+
+		if (w->pid)
+			continue;
+		if (w->respawn_at_ms <= now)
+			start_worker(p, i);
+		if (!w->pid && (next < 0 || w->respawn_at_ms - now < next))
+			next = w->respawn_at_ms - now;
+	}
+	return next;
+}
+
+static void kill_workers(struct pool *p)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->slots[i].pid)
+			kill(p->slots[i].pid, SIGKILL);
+}
+
+int master_run(unsigned n_slots, int listen_fd)
+{
+	struct pool p = {
+		.n = n_slots, .listen_fd = listen_fd, .master = getpid(),
+	};
+	sigset_t ours;
+	int pipefd[2];
+
+	p.slots = calloc(n_slots, sizeof *p.slots);
+	if (!p.slots || pipe2(pipefd, O_CLOEXEC) < 0) {
+		fprintf(stderr, "gaol-fcgi: master: %s\n", strerror(errno));
+		free(p.slots);
+		return 1;
+	}
+	p.stop_r = pipefd[0];
+	p.stop_w = pipefd[1];
+
+	sigemptyset(&p.usual);
+	sigemptyset(&ours);
+	sigaddset(&ours, SIGTERM);
+	sigaddset(&ours, SIGINT);
+	sigaddset(&ours, SIGCHLD);
+	sigprocmask(SIG_SETMASK, &ours, NULL);
+	if (install(SIGTERM, on_stop) < 0 || install(SIGINT, on_stop) < 0 ||
+	    install(SIGCHLD, on_child) < 0) {
+		fprintf(stderr, "gaol-fcgi: master: sigaction: %s\n",
+			strerror(errno));
+		free(p.slots);
+		return 1;
+	}
+
+	for (;;) {
+		struct pollfd pfd = { .events = POLLIN };
+		long long next;
+		struct timespec ts;
+
+		reap(&p);
+		if (stop_requests > 0 && !p.stopping) {
+			fprintf(stderr, "gaol-fcgi: stopping: runs in progress "
+				"finish first\n");
+			begin_stop(&p);
+		}
+		if (p.stopping && !p.killed && stop_requests > p.stop_requests_seen) {
+			fprintf(stderr, "gaol-fcgi: stopping now: killing the "
+				"workers\n");
+			kill_workers(&p);
+			p.killed = true;
+		}
+		if (p.stopping && workers_alive(&p) == 0)
+			break;
+
+		next = start_due_workers(&p);
+		ts.tv_sec = next / 1000;
+		ts.tv_nsec = (next % 1000) * 1000000;
+		pfd.fd = p.stopping ? p.listen_fd : -1;   /* -1: not polled */
+		pfd.revents = 0;
+		if (ppoll(&pfd, 1, next < 0 ? NULL : &ts, &p.usual) < 0 &&
+		    errno != EINTR) {
+			fprintf(stderr, "gaol-fcgi: master: ppoll: %s\n",
+				strerror(errno));
+			p.status = 1;
+			begin_stop(&p);
+		}
+		if (pfd.revents & POLLIN)
+			refuse_queued(&p);
+	}
+
+	refuse_queued(&p);
+	close(p.listen_fd);
+	close(p.stop_r);
+	free(p.slots);
+	if (p.status == 0)
+		fprintf(stderr, "gaol-fcgi: stopped\n");
+	return p.status;
+}

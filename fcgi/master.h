@@ -1,0 +1,16 @@
+/*
+ * master: the prefork pool.  It forks one worker per slot, replaces a worker
+ * that dies (with a back-off, so a crash loop does not spin) and stops the
+ * pool gracefully on SIGTERM or SIGINT: workers stop accepting, runs in
+ * progress finish, then the master returns.
+ */
+#ifndef GAOL_FCGI_MASTER_H
+#define GAOL_FCGI_MASTER_H
+
+/* Runs a pool of n_slots workers on listen_fd until it is stopped.  Returns
+ * the exit code for main: 0 after a graceful stop, 1 when a worker could not
+ * start (a setup fault: the pool fails closed rather than limp along).
+ * Takes listen_fd over and closes it. */
+int master_run(unsigned n_slots, int listen_fd);
+
+#endif
