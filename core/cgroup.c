@@ -344,6 +344,13 @@ int cgroup_slot_setup(struct slot_cgroup *cg, unsigned slot, char *err,
 				 cg->path[i], errno);
 			return -1;
 		}
+		const char *mp = cg->path[i] + strlen(cg->path[i]);
+		/* path is <mount point>/<own>/gaol/slotN: the hierarchy's name is
+		 * the mount point's last component. */
+		char mpath[512];
+		if (mount_point(v1_controllers[i], mpath, sizeof(mpath)) == 0)
+			mp = strrchr(mpath, '/') ? strrchr(mpath, '/') + 1 : mpath;
+		snprintf(cg->hierarchy[cg->n_procs], sizeof(cg->hierarchy[0]), "%s", mp);
 		cg->procs_fd[cg->n_procs++] = pfd;
 	}
 	if (read_u64(cg->dir_fd[CG_MEMORY], "memory.limit_in_bytes", &cg->mem_limit) < 0 ||

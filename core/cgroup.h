@@ -20,6 +20,9 @@ struct slot_cgroup {
 	int dir_fd[CG_MAX_CONTROLLERS];
 	char path[CG_MAX_CONTROLLERS][512];
 	int procs_fd[CG_MAX_CONTROLLERS]; /* v1: cgroup.procs, to join */
+	/* v1: the hierarchies' names ("memory", "cpu,cpuacct"), which are both
+	 * the mount options and the directory under /sys/fs/cgroup. */
+	char hierarchy[CG_MAX_CONTROLLERS][64];
 	int n_procs;
 	unsigned long long mem_limit;     /* what memory.max/limit holds now */
 	/* per run */

@@ -71,7 +71,13 @@ static const char *const root_allow[] = {
 
 /* Mount points and directories of the skeleton root, made once per slot. */
 static const char *const root_dirs[] = {
-	"dev", "proc", "tmp", "sandbox", "sys", ".old",
+	"dev", "proc", "tmp", "sandbox", "sys", "sys/fs", "sys/fs/cgroup", ".old",
+};
+
+/* Host files inside the allowlist that are the service's own: hidden under
+ * an empty file.  Absent ones are skipped. */
+static const char *const root_masked[] = {
+	"/etc/default/gaol", "/etc/gaol",
 };
 
 /* /proc entries that tune or poke the kernel: bound read-only over
@@ -148,6 +154,41 @@ static int mkdir_p(const char *path, mode_t mode)
 	return chmod(tmp, mode);
 }
 
+static int write_whole(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	size_t len = strlen(text);
+	ssize_t n = write(fd, text, len);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* The slot's identity as programs look it up: a passwd and a group file with
+ * the slot UID as "gaol", home /sandbox, bound over the host's. */
+static int make_identity(struct slot *s, char *path, size_t len)
+{
+	char text[512];
+	snprintf(path, len, "%s/passwd", s->state_dir);
+	snprintf(text, sizeof(text),
+		 "root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
+		 "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+		 "gaol:x:%u:%u:gaol sandbox:/sandbox:/bin/sh\n",
+		 (unsigned)s->uid, (unsigned)s->uid);
+	if (write_whole(path, text) < 0)
+		return -1;
+	snprintf(path, len, "%s/group", s->state_dir);
+	snprintf(text, sizeof(text), "root:x:0:\nnogroup:x:65534:\ngaol:x:%u:\n",
+		 (unsigned)s->uid);
+	if (write_whole(path, text) < 0)
+		return -1;
+	snprintf(path, len, "%s/empty", s->state_dir);
+	return write_whole(path, "");
+}
+
 /* The skeleton root on the host: empty mount points and the allowlist's
  * symlinks.  It is only ever seen through a read-only bind. */
 static int make_skeleton(struct slot *s, char *err, size_t errlen)
@@ -183,8 +224,16 @@ static int make_skeleton(struct slot *s, char *err, size_t errlen)
 				goto fail;
 		}
 	}
+	for (int i = 0; i < s->cg.n_procs; i++) {
+		snprintf(path, sizeof(path), "%s/root/sys/fs/cgroup/%s", s->state_dir,
+			 s->cg.hierarchy[i]);
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			goto fail;
+	}
 	snprintf(path, sizeof(path), "%s/scratch", s->state_dir);
 	if (mkdir_p(path, 0700) < 0)
+		goto fail;
+	if (make_identity(s, path, sizeof(path)) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -234,6 +283,8 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
 			 cfg->state_dir, errno);
 		return -1;
 	}
+	if (cgroup_slot_setup(&slot->cg, index, err, errlen) < 0)
+		return -1;
 	if (make_skeleton(slot, err, errlen) < 0)
 		return -1;
 	if (build_env(slot, cfg) < 0) {
@@ -242,9 +293,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
 	}
 	if (seccomp_policy_build(&slot->seccomp, err, errlen) < 0)
 		return -1;
-	if (make_netns(slot, err, errlen) < 0)
-		return -1;
-	return cgroup_slot_setup(&slot->cg, index, err, errlen);
+	return make_netns(slot, err, errlen);
 }
 
 void slot_free(struct slot *slot)
@@ -466,6 +515,21 @@ static void build_root(const struct plan *p)
 		pathcat(path, sizeof(path), root, root_allow[i]);
 		bind_ro(p, root_allow[i], path, "bind allowlist");
 	}
+	static const char *const identity[] = { "passwd", "group" };
+	for (size_t i = 0; i < N(identity); i++) {
+		char src[PATH_MAX];
+		snprintf(src, sizeof(src), "%s/%s", state, identity[i]);
+		snprintf(path, sizeof(path), "%s/etc/%s", root, identity[i]);
+		bind_ro(p, src, path, "bind identity");
+	}
+	for (size_t i = 0; i < N(root_masked); i++) {
+		char src[PATH_MAX];
+		if (access(root_masked[i], F_OK) < 0)
+			continue;
+		snprintf(src, sizeof(src), "%s/empty", state);
+		pathcat(path, sizeof(path), root, root_masked[i]);
+		bind_ro(p, src, path, "mask service config");
+	}
 	build_scratch(p, scratch);
 	pathcat(path, sizeof(path), root, "/sandbox");
 	mount_or_fault(p, "overlay", path, "overlay", MS_NOSUID | MS_NODEV,
@@ -500,6 +564,26 @@ static void set_limit(const struct plan *p, int resource, rlim_t soft, rlim_t ha
 		fault(p, "setrlimit");
 }
 
+/* The run's own cgroup, read-only at /sys/fs/cgroup, rooted at the slot by
+ * the cgroup namespace just entered: the JVM, Go and .NET size their heaps
+ * and thread pools from the run's limits, not the host's. */
+static void mount_cgroup_view(const struct plan *p)
+{
+	const struct slot_cgroup *cg = &p->slot->cg;
+	unsigned long ro = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+	char path[128];
+	if (cg->version == 2) {
+		mount_or_fault(p, "cgroup2", "/sys/fs/cgroup", "cgroup2", ro, NULL,
+			       "mount cgroup view");
+		return;
+	}
+	for (int i = 0; i < cg->n_procs; i++) {
+		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s", cg->hierarchy[i]);
+		mount_or_fault(p, "cgroup", path, "cgroup", ro, cg->hierarchy[i],
+			       "mount cgroup view");
+	}
+}
+
 static __attribute__((noreturn)) void payload_main(const struct plan *p)
 {
 	const struct slot *s = p->slot;
@@ -511,6 +595,7 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 		fault(p, "join cgroup");
 	if (unshare(CLONE_NEWCGROUP) < 0)
 		fault(p, "unshare cgroup");
+	mount_cgroup_view(p);
 
 	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(p->out[1], 1) < 0 ||
