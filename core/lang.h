@@ -31,6 +31,26 @@ struct lang {
 	char **subdirs;          /* NULL-terminated relative dirs of dir (skeleton) */
 };
 
+/*
+ * How a target's recipe becomes one command for `/bin/sh -c`: the lines that
+ * `make -s -n <target>` prints (a line ending in a backslash continues on the
+ * next) are joined as `{ line1\n} && { line2\n}`, so the first failing line
+ * stops the rest, as under make, without a subshell per line.  Unlike make,
+ * the lines share one shell: a `cd` or a variable carries over to the next
+ * line, and make's `-` (ignore this line's failure) is not seen by -n, so a
+ * failing `-` line stops the rest too.  A target with nothing to run, or no
+ * rule at all, resolves to NULL.  Targets are not forced (-B is not given):
+ * declare them .PHONY, and what the language ships prebuilt (a precompiled
+ * header) stays out of the command.
+ *
+ * Manifest checks beyond types: slug is [a-z][a-z0-9_]*; workdir is a relative
+ * path without "." or ".." parts; solution_file and checker_file are plain
+ * file names; tmp_size and mem_max are sizes above 0; overlay_paths are
+ * absolute; aliases and overlay_paths may be omitted (empty), checker_file
+ * may be null or omitted, checker_required defaults to false and needs a
+ * checker_file; any other key is an error (it is most likely a typo).
+ */
+
 struct lang_set {
 	struct lang *v;
 	size_t n;
@@ -46,6 +66,27 @@ int lang_parse_manifest(const char *json, size_t len, struct lang *lang,
  * reason naming the language and file. */
 int langs_load(const struct gaol_config *cfg, struct lang_set *set,
 	       char *err, size_t errlen);
+
+/* What lang_shell saw: the wait status and, when captured, stdout and
+ * stderr (NUL-terminated, malloc'd). */
+struct lang_shell_result {
+	int status;
+	char *out;
+	size_t out_len;
+	char *err;
+	size_t err_len;
+};
+
+/* Runs `/bin/sh -c cmd` in dir, in its own process group, with exactly
+ * PATH=/usr/bin:/bin LANG=C.UTF-8 HOME=/tmp and stdin on /dev/null; stdout and
+ * stderr are captured when capture is true, else go to /dev/null.  At
+ * timeout_ms the group is killed and -1 returned; the group is also killed
+ * once the shell exits, so nothing it started outlives it.  Used for the
+ * toolchain probes and `make -n` (both with a 10 s guard).  Returns 0 with
+ * the result (free it with lang_shell_result_free), or -1 with a reason. */
+int lang_shell(const char *dir, const char *cmd, long timeout_ms, bool capture,
+	       struct lang_shell_result *res, char *err, size_t errlen);
+void lang_shell_result_free(struct lang_shell_result *res);
 
 /* Finds a language by slug, or by alias when aliases is true. */
 const struct lang *langs_find(const struct lang_set *set, const char *name,

@@ -276,14 +276,16 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
 	slot->index = index;
 	slot->uid = cfg->uid_base + index;
 	slot->cfg = cfg;
-	snprintf(slot->state_dir, sizeof(slot->state_dir), "%s/slot%u",
-		 cfg->state_dir, index);
+	/* A slot is named by its UID, in the state directory and the cgroup
+	 * tree alike: two services with different RUN_UID_BASE never meet. */
+	snprintf(slot->state_dir, sizeof(slot->state_dir), "%s/uid%u",
+		 cfg->state_dir, (unsigned)slot->uid);
 	if (mkdir_p(cfg->state_dir, 0711) < 0) {
 		snprintf(err, errlen, "sandbox: state dir %s errno=%d",
 			 cfg->state_dir, errno);
 		return -1;
 	}
-	if (cgroup_slot_setup(&slot->cg, index, err, errlen) < 0)
+	if (cgroup_slot_setup(&slot->cg, slot->uid, err, errlen) < 0)
 		return -1;
 	if (make_skeleton(slot, err, errlen) < 0)
 		return -1;
