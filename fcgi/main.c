@@ -24,6 +24,7 @@
 
 #include <fcgiapp.h>
 
+#include "cgroup.h"
 #include "config.h"
 #include "master.h"
 
@@ -133,7 +134,7 @@ int main(int argc, char **argv)
 	const char *socket_path = NULL, *socket_group = NULL;
 	struct gaol_config cfg;
 	bool check = false;
-	char err[512];
+	char err[512], cg_version[8];
 	int opt, fd, status, flags;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -180,7 +181,21 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	fprintf(stderr, "gaol-fcgi: starting %u workers\n", cfg.concurrency);
+	/* Once for the whole service, before any worker exists: on cgroup v2
+	 * the service's cgroup may hand controllers to the slot cgroups only
+	 * when no process sits in it, so the master moves into a leaf and the
+	 * workers are born there.  Each worker's engine_init() then finds it
+	 * done (the state is inherited across fork). */
+	if (cgroup_service_prepare(cg_version, sizeof cg_version, err,
+				   sizeof err) < 0) {
+		fprintf(stderr, "gaol-fcgi: %s\n", err);
+		close(fd);
+		config_free(&cfg);
+		return 1;
+	}
+
+	fprintf(stderr, "gaol-fcgi: starting %u workers (cgroup %s)\n",
+		cfg.concurrency, cg_version);
 	status = master_run(cfg.concurrency, fd);   /* closes fd */
 
 	if (socket_path)
