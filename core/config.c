@@ -1,0 +1,371 @@
+/*
+ * config: the environment, read once at start-up (SPEC section 3).
+ *
+ * Every variable is optional.  An empty value counts as unset (systemd and
+ * docker write `VAR=` for "no value"), except DEBUG, where the Codebattle
+ * runner takes an empty value to mean on.  Anything else that does not parse
+ * is a start-up error that names the variable and quotes its value.
+ */
+#define _GNU_SOURCE		/* strchrnul */
+#include <ctype.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "timeout.h"
+
+#define CONCURRENCY_MAX   256
+#define TIMEOUT_DEFAULT   "30s"
+/* The highest uid a slot may get: 65534 is nobody (and 65535 is (uid_t)-1
+ * on 16-bit-uid ABIs); a run must never share an identity with either. */
+#define UID_NOBODY        65534
+
+static const char *const langs_dir_fallbacks[] = {
+	"/usr/local/share/gaol/langs",
+	"/usr/share/gaol/langs",
+};
+
+static int
+fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* The variable's value, NULL when unset or empty. */
+static const char *
+env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
+/* Decimal digits only: no sign, no spaces, no base prefix. */
+static int
+parse_ull(const char *s, const char **end, unsigned long long *val)
+{
+	unsigned long long n = 0;
+	const char *p;
+
+	for (p = s; *p >= '0' && *p <= '9'; p++) {
+		if (n > (ULLONG_MAX - (unsigned)(*p - '0')) / 10)
+			return -1;
+		n = n * 10 + (unsigned)(*p - '0');
+	}
+	if (p == s)
+		return -1;
+	*end = p;
+	*val = n;
+	return 0;
+}
+
+int
+parse_size(const char *s, unsigned long long *bytes)
+{
+	unsigned long long n, scale = 1;
+	const char *p;
+
+	if (s == NULL || parse_ull(s, &p, &n) == -1)
+		return -1;
+	switch (*p) {
+	case '\0':
+		break;
+	case 'k': case 'K':
+		scale = 1ULL << 10;
+		p++;
+		break;
+	case 'm': case 'M':
+		scale = 1ULL << 20;
+		p++;
+		break;
+	case 'g': case 'G':
+		scale = 1ULL << 30;
+		p++;
+		break;
+	default:
+		return -1;
+	}
+	if (*p != '\0' || n > ULLONG_MAX / scale)
+		return -1;
+	*bytes = n * scale;
+	return 0;
+}
+
+static int
+get_uint(const char *name, unsigned long long def, unsigned long long min,
+	 unsigned long long max, unsigned long long *val, char *err,
+	 size_t errlen)
+{
+	const char *v = env(name), *end;
+
+	*val = def;
+	if (v == NULL)
+		return 0;
+	if (parse_ull(v, &end, val) == -1 || *end != '\0' || *val < min ||
+	    *val > max)
+		return fail(err, errlen, "%s=\"%s\": not a whole number from "
+			    "%llu to %llu", name, v, min, max);
+	return 0;
+}
+
+static int
+get_size(const char *name, unsigned long long def, unsigned long long min,
+	 unsigned long long *val, char *err, size_t errlen)
+{
+	const char *v = env(name);
+
+	*val = def;
+	if (v == NULL)
+		return 0;
+	if (parse_size(v, val) == -1)
+		return fail(err, errlen, "%s=\"%s\": not a size (bytes, or a "
+			    "number with k, m or g)", name, v);
+	if (*val < min || *val > SIZE_MAX)
+		return fail(err, errlen, "%s=\"%s\": out of range", name, v);
+	return 0;
+}
+
+/* 1/true and 0/false (any case); an empty value is empty_value. */
+static int
+get_flag(const char *name, bool empty_value, bool *val, char *err,
+	 size_t errlen)
+{
+	const char *v = getenv(name);
+
+	*val = false;
+	if (v == NULL)
+		return 0;
+	if (*v == '\0')
+		*val = empty_value;
+	else if (strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0)
+		*val = true;
+	else if (strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0)
+		return fail(err, errlen, "%s=\"%s\": not 1, true, 0 or false",
+			    name, v);
+	return 0;
+}
+
+static int
+get_timeout_max(long *max_ms, char *err, size_t errlen)
+{
+	const char *v = env("RUN_TIMEOUT_MAX");
+
+	if (v == NULL)
+		v = "60s";
+	if (timeout_parse(v, max_ms) == -1)
+		return fail(err, errlen, "RUN_TIMEOUT_MAX=\"%s\": not a positive "
+			    "whole number with a unit ms, s or m (e.g. \"60s\")",
+			    v);
+	/* Deadlines are handed to poll(2) and friends as int milliseconds. */
+	if (*max_ms > INT_MAX)
+		return fail(err, errlen, "RUN_TIMEOUT_MAX=\"%s\": above the "
+			    "largest supported timeout, %dms", v, INT_MAX);
+	return 0;
+}
+
+static bool
+is_env_name(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || isdigit((unsigned char)s[0]))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isascii((unsigned char)s[i]) ||
+		    !(isalnum((unsigned char)s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+/* RUN_ENV_ALLOW: comma-separated names; blanks around names and empty items
+ * are ignored, a repeated name is kept once. */
+static int
+get_env_allow(struct gaol_config *cfg, char *err, size_t errlen)
+{
+	const char *v = env("RUN_ENV_ALLOW"), *p, *q, *e;
+	size_t i, len;
+	bool seen;
+
+	if (v == NULL)
+		return 0;
+	for (p = v; *p != '\0'; p = *e == ',' ? e + 1 : e) {
+		e = strchrnul(p, ',');
+		for (q = p; q < e && (*q == ' ' || *q == '\t'); q++)
+			;
+		for (len = (size_t)(e - q); len > 0 &&
+		     (q[len - 1] == ' ' || q[len - 1] == '\t'); len--)
+			;
+		if (len == 0)
+			continue;
+		if (!is_env_name(q, len))
+			return fail(err, errlen, "RUN_ENV_ALLOW=\"%s\": \"%.*s\" is "
+				    "not a variable name (letters, digits, _; not "
+				    "starting with a digit)", v, (int)len, q);
+		for (seen = false, i = 0; i < cfg->n_env_allow; i++)
+			if (strlen(cfg->env_allow[i]) == len &&
+			    memcmp(cfg->env_allow[i], q, len) == 0)
+				seen = true;
+		if (seen)
+			continue;
+		if (cfg->n_env_allow == GAOL_ENV_ALLOW_MAX)
+			return fail(err, errlen, "RUN_ENV_ALLOW=\"%s\": more than "
+				    "%d names", v, GAOL_ENV_ALLOW_MAX);
+		if ((cfg->env_allow[cfg->n_env_allow] = strndup(q, len)) == NULL)
+			return fail(err, errlen, "RUN_ENV_ALLOW: out of memory");
+		cfg->n_env_allow++;
+	}
+	return 0;
+}
+
+static bool
+is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* GAOL_LANGS_DIR, else the first of <exe dir>/../langs (a build tree) and
+ * the install locations that is a directory.  Stored resolved. */
+static int
+get_langs_dir(struct gaol_config *cfg, char *err, size_t errlen)
+{
+	const char *v = env("GAOL_LANGS_DIR");
+	char exe[PATH_MAX], near[PATH_MAX + 16];
+	ssize_t n;
+	size_t i;
+
+	if (v != NULL) {
+		if (!is_dir(v) || realpath(v, cfg->langs_dir) == NULL)
+			return fail(err, errlen, "GAOL_LANGS_DIR=\"%s\": not a "
+				    "directory", v);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		snprintf(near, sizeof(near), "%s/../langs", dirname(exe));
+		if (is_dir(near) && realpath(near, cfg->langs_dir) != NULL)
+			return 0;
+	}
+	for (i = 0; i < sizeof(langs_dir_fallbacks) /
+	     sizeof(langs_dir_fallbacks[0]); i++)
+		if (is_dir(langs_dir_fallbacks[i]) &&
+		    realpath(langs_dir_fallbacks[i], cfg->langs_dir) != NULL)
+			return 0;
+	return fail(err, errlen, "GAOL_LANGS_DIR is unset and no langs "
+		    "directory was found beside the executable, in %s or in %s",
+		    langs_dir_fallbacks[0], langs_dir_fallbacks[1]);
+}
+
+static int
+get_state_dir(struct gaol_config *cfg, char *err, size_t errlen)
+{
+	const char *v = env("GAOL_STATE_DIR");
+
+	if (v == NULL)
+		v = "/run/gaol";
+	if (v[0] != '/')
+		return fail(err, errlen, "GAOL_STATE_DIR=\"%s\": not an absolute "
+			    "path", v);
+	/* Room is left for the per-slot names built beneath it. */
+	if (strlen(v) >= sizeof(cfg->state_dir) - 256)
+		return fail(err, errlen, "GAOL_STATE_DIR: path too long");
+	strcpy(cfg->state_dir, v);
+	return 0;
+}
+
+static int
+read_env(struct gaol_config *cfg, char *err, size_t errlen)
+{
+	unsigned long long n;
+	long def_ms;
+
+	if (get_uint("RUN_CONCURRENCY", 10, 1, CONCURRENCY_MAX, &n, err,
+		     errlen) == -1)
+		return -1;
+	cfg->concurrency = (unsigned)n;
+	if (get_size("RUN_INPUT_MAX", 1048576, 1, &n, err, errlen) == -1)
+		return -1;
+	cfg->input_max = (size_t)n;
+	if (get_size("RUN_OUTPUT_MAX", 1048576, 0, &n, err, errlen) == -1)
+		return -1;
+	cfg->output_max = (size_t)n;
+
+	if (get_timeout_max(&cfg->timeout_max_ms, err, errlen) == -1)
+		return -1;
+	(void)timeout_parse(TIMEOUT_DEFAULT, &def_ms);
+	cfg->timeout_default_ms = def_ms < cfg->timeout_max_ms ? def_ms :
+				  cfg->timeout_max_ms;
+
+	if (get_flag("DEBUG", true, &cfg->debug, err, errlen) == -1 ||
+	    get_flag("ALLOW_SHUTDOWN", false, &cfg->allow_shutdown, err,
+		     errlen) == -1)
+		return -1;
+
+	/* Slot i runs as uid_base + i: every one of them below nobody. */
+	if (get_uint("RUN_UID_BASE", 10001, 1, UID_NOBODY - 1, &n, err,
+		     errlen) == -1)
+		return -1;
+	if (n + cfg->concurrency > UID_NOBODY)	/* only when set */
+		return fail(err, errlen, "RUN_UID_BASE=\"%s\": the slots' uids "
+			    "%llu..%llu would reach %d (nobody); at most %u with "
+			    "RUN_CONCURRENCY=%u", env("RUN_UID_BASE"), n,
+			    n + cfg->concurrency - 1, UID_NOBODY,
+			    UID_NOBODY - cfg->concurrency, cfg->concurrency);
+	cfg->uid_base = (uid_t)n;
+
+	if (get_env_allow(cfg, err, errlen) == -1)
+		return -1;
+	if (get_size("RUN_MEMORY_MAX", 0, 0, &cfg->memory_max, err,
+		     errlen) == -1 ||
+	    get_size("RUN_SANDBOX_TMP_SIZE", 0, 0, &cfg->tmp_size, err,
+		     errlen) == -1 ||
+	    get_size("RUN_SANDBOX_MEM_MAX", 0, 0, &cfg->mem_max, err,
+		     errlen) == -1)
+		return -1;
+	if (get_langs_dir(cfg, err, errlen) == -1 ||
+	    get_state_dir(cfg, err, errlen) == -1)
+		return -1;
+	return 0;
+}
+
+int
+config_from_env(struct gaol_config *cfg, char *err, size_t errlen)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	if (read_env(cfg, err, errlen) == -1) {
+		config_free(cfg);
+		return -1;
+	}
+	return 0;
+}
+
+void
+config_free(struct gaol_config *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_env_allow; i++) {
+		free(cfg->env_allow[i]);
+		cfg->env_allow[i] = NULL;
+	}
+	cfg->n_env_allow = 0;
+}
