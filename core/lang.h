@@ -68,7 +68,7 @@ int langs_load(const struct gaol_config *cfg, struct lang_set *set,
 	       char *err, size_t errlen);
 
 /* What lang_shell saw: the wait status and, when captured, stdout and
- * stderr (NUL-terminated, malloc'd). */
+ * stderr (NUL-terminated, malloc'd; NULL when not captured). */
 struct lang_shell_result {
 	int status;
 	char *out;
