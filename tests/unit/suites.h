@@ -1,0 +1,15 @@
+/*
+ * The unit test suites, one per core module; main.c runs them all.
+ */
+#ifndef GAOL_TEST_SUITES_H
+#define GAOL_TEST_SUITES_H
+
+#include <check.h>
+
+Suite *timeout_suite(void);
+Suite *utf8_suite(void);
+Suite *request_suite(void);
+Suite *config_suite(void);
+Suite *lang_suite(void);
+
+#endif

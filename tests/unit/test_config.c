@@ -1,0 +1,469 @@
+/*
+ * config_from_env and parse_size: the defaults of SPEC section 3, and every
+ * bad value refused with the variable's name in the reason.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "suites.h"
+
+static const char *const variables[] = {
+	"RUN_CONCURRENCY", "RUN_INPUT_MAX", "RUN_OUTPUT_MAX", "RUN_TIMEOUT_MAX",
+	"DEBUG", "ALLOW_SHUTDOWN", "RUN_UID_BASE", "RUN_ENV_ALLOW",
+	"RUN_MEMORY_MAX", "RUN_SANDBOX_TMP_SIZE", "RUN_SANDBOX_MEM_MAX",
+	"GAOL_LANGS_DIR", "GAOL_STATE_DIR",
+};
+
+static struct gaol_config cfg;
+static char err[512];
+static char langs[] = "/tmp/gaol-unit-langs-XXXXXX";
+
+static void
+setup(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(variables) / sizeof(variables[0]); i++)
+		unsetenv(variables[i]);
+	ck_assert_ptr_nonnull(mkdtemp(langs));
+	setenv("GAOL_LANGS_DIR", langs, 1);
+}
+
+static void
+teardown(void)
+{
+	config_free(&cfg);
+	rmdir(langs);
+	strcpy(langs, "/tmp/gaol-unit-langs-XXXXXX");
+}
+
+static void
+loads(void)
+{
+	config_free(&cfg);
+	err[0] = '\0';
+	ck_assert_msg(config_from_env(&cfg, err, sizeof(err)) == 0,
+		      "refused: %s", err);
+}
+
+/* name=value is refused, and the reason names the variable and value. */
+static void
+refuses(const char *name, const char *value)
+{
+	char quoted[256];
+
+	setenv(name, value, 1);
+	err[0] = '\0';
+	ck_assert_msg(config_from_env(&cfg, err, sizeof(err)) == -1,
+		      "%s=\"%s\" accepted", name, value);
+	ck_assert_msg(strstr(err, name) != NULL, "\"%s\" does not name %s",
+		      err, name);
+	snprintf(quoted, sizeof(quoted), "\"%s\"", value);
+	ck_assert_msg(strstr(err, quoted) != NULL, "\"%s\" does not quote %s",
+		      err, quoted);
+	ck_assert_uint_eq(cfg.n_env_allow, 0);
+	unsetenv(name);
+}
+
+START_TEST(config_defaults)
+{
+	char real[PATH_MAX];
+
+	loads();
+	ck_assert_uint_eq(cfg.concurrency, 10);
+	ck_assert_uint_eq(cfg.input_max, 1048576);
+	ck_assert_uint_eq(cfg.output_max, 1048576);
+	ck_assert_int_eq(cfg.timeout_max_ms, 60000);
+	ck_assert_int_eq(cfg.timeout_default_ms, 30000);
+	ck_assert(!cfg.debug);
+	ck_assert(!cfg.allow_shutdown);
+	ck_assert_uint_eq(cfg.uid_base, 10001);
+	ck_assert_uint_eq(cfg.n_env_allow, 0);
+	ck_assert_uint_eq(cfg.memory_max, 0);
+	ck_assert_uint_eq(cfg.tmp_size, 0);
+	ck_assert_uint_eq(cfg.mem_max, 0);
+	ck_assert_ptr_nonnull(realpath(langs, real));
+	ck_assert_str_eq(cfg.langs_dir, real);
+	ck_assert_str_eq(cfg.state_dir, "/run/gaol");
+}
+END_TEST
+
+START_TEST(config_reads_every_variable)
+{
+	setenv("RUN_CONCURRENCY", "4", 1);
+	setenv("RUN_INPUT_MAX", "2m", 1);
+	setenv("RUN_OUTPUT_MAX", "65536", 1);
+	setenv("RUN_TIMEOUT_MAX", "2m", 1);
+	setenv("DEBUG", "1", 1);
+	setenv("ALLOW_SHUTDOWN", "true", 1);
+	setenv("RUN_UID_BASE", "20000", 1);
+	setenv("RUN_ENV_ALLOW", "JAVA_OPTS,GOMAXPROCS", 1);
+	setenv("RUN_MEMORY_MAX", "4g", 1);
+	setenv("RUN_SANDBOX_TMP_SIZE", "128m", 1);
+	setenv("RUN_SANDBOX_MEM_MAX", "1G", 1);
+	setenv("GAOL_STATE_DIR", "/var/lib/gaol", 1);
+	loads();
+	ck_assert_uint_eq(cfg.concurrency, 4);
+	ck_assert_uint_eq(cfg.input_max, 2 << 20);
+	ck_assert_uint_eq(cfg.output_max, 65536);
+	ck_assert_int_eq(cfg.timeout_max_ms, 120000);
+	ck_assert_int_eq(cfg.timeout_default_ms, 30000);
+	ck_assert(cfg.debug);
+	ck_assert(cfg.allow_shutdown);
+	ck_assert_uint_eq(cfg.uid_base, 20000);
+	ck_assert_uint_eq(cfg.n_env_allow, 2);
+	ck_assert_str_eq(cfg.env_allow[0], "JAVA_OPTS");
+	ck_assert_str_eq(cfg.env_allow[1], "GOMAXPROCS");
+	ck_assert_uint_eq(cfg.memory_max, 4ULL << 30);
+	ck_assert_uint_eq(cfg.tmp_size, 128 << 20);
+	ck_assert_uint_eq(cfg.mem_max, 1 << 30);
+	ck_assert_str_eq(cfg.state_dir, "/var/lib/gaol");
+}
+END_TEST
+
+START_TEST(config_empty_value_means_unset)
+{
+	setenv("RUN_CONCURRENCY", "", 1);
+	setenv("RUN_TIMEOUT_MAX", "", 1);
+	setenv("ALLOW_SHUTDOWN", "", 1);
+	loads();
+	ck_assert_uint_eq(cfg.concurrency, 10);
+	ck_assert_int_eq(cfg.timeout_max_ms, 60000);
+	ck_assert(!cfg.allow_shutdown);
+}
+END_TEST
+
+START_TEST(config_concurrency_from_1_to_256)
+{
+	setenv("RUN_CONCURRENCY", "1", 1);
+	loads();
+	ck_assert_uint_eq(cfg.concurrency, 1);
+	setenv("RUN_CONCURRENCY", "256", 1);
+	loads();
+	ck_assert_uint_eq(cfg.concurrency, 256);
+}
+END_TEST
+
+START_TEST(config_rejects_bad_concurrency)
+{
+	refuses("RUN_CONCURRENCY", "0");
+	refuses("RUN_CONCURRENCY", "257");
+	refuses("RUN_CONCURRENCY", "-1");
+	refuses("RUN_CONCURRENCY", "ten");
+	refuses("RUN_CONCURRENCY", "10 ");
+	refuses("RUN_CONCURRENCY", "0x10");
+	refuses("RUN_CONCURRENCY", "99999999999999999999999");
+}
+END_TEST
+
+START_TEST(config_rejects_bad_input_max)
+{
+	refuses("RUN_INPUT_MAX", "0");
+	refuses("RUN_INPUT_MAX", "1x");
+	refuses("RUN_INPUT_MAX", "-5");
+}
+END_TEST
+
+START_TEST(config_output_max_zero_is_unlimited)
+{
+	setenv("RUN_OUTPUT_MAX", "0", 1);
+	loads();
+	ck_assert_uint_eq(cfg.output_max, 0);
+}
+END_TEST
+
+START_TEST(config_rejects_bad_output_max)
+{
+	refuses("RUN_OUTPUT_MAX", "lots");
+	refuses("RUN_OUTPUT_MAX", "1.5m");
+}
+END_TEST
+
+START_TEST(config_rejects_bad_timeout_max)
+{
+	refuses("RUN_TIMEOUT_MAX", "60");
+	refuses("RUN_TIMEOUT_MAX", "0s");
+	refuses("RUN_TIMEOUT_MAX", "1h");
+	refuses("RUN_TIMEOUT_MAX", "-1s");
+	refuses("RUN_TIMEOUT_MAX", "2147483648ms");
+}
+END_TEST
+
+START_TEST(config_timeout_default_never_exceeds_the_max)
+{
+	setenv("RUN_TIMEOUT_MAX", "10s", 1);
+	loads();
+	ck_assert_int_eq(cfg.timeout_max_ms, 10000);
+	ck_assert_int_eq(cfg.timeout_default_ms, 10000);
+	setenv("RUN_TIMEOUT_MAX", "30s", 1);
+	loads();
+	ck_assert_int_eq(cfg.timeout_default_ms, 30000);
+}
+END_TEST
+
+START_TEST(config_debug_follows_codebattle)
+{
+	static const struct {
+		const char *value;
+		bool debug;
+	} cases[] = {
+		{ "", true }, { "1", true }, { "true", true }, { "TRUE", true },
+		{ "0", false }, { "false", false }, { "False", false },
+	};
+	size_t i;
+
+	loads();
+	ck_assert(!cfg.debug);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		setenv("DEBUG", cases[i].value, 1);
+		loads();
+		ck_assert_msg(cfg.debug == cases[i].debug, "DEBUG=\"%s\"",
+			      cases[i].value);
+	}
+}
+END_TEST
+
+START_TEST(config_rejects_bad_debug)
+{
+	refuses("DEBUG", "yes");
+	refuses("DEBUG", "2");
+}
+END_TEST
+
+START_TEST(config_allow_shutdown_takes_1_or_true)
+{
+	setenv("ALLOW_SHUTDOWN", "1", 1);
+	loads();
+	ck_assert(cfg.allow_shutdown);
+	setenv("ALLOW_SHUTDOWN", "true", 1);
+	loads();
+	ck_assert(cfg.allow_shutdown);
+	setenv("ALLOW_SHUTDOWN", "0", 1);
+	loads();
+	ck_assert(!cfg.allow_shutdown);
+	setenv("ALLOW_SHUTDOWN", "false", 1);
+	loads();
+	ck_assert(!cfg.allow_shutdown);
+}
+END_TEST
+
+START_TEST(config_rejects_bad_allow_shutdown)
+{
+	refuses("ALLOW_SHUTDOWN", "on");
+}
+END_TEST
+
+START_TEST(config_uid_base_keeps_every_slot_below_nobody)
+{
+	setenv("RUN_UID_BASE", "65524", 1);     /* slots 65524..65533 */
+	loads();
+	ck_assert_uint_eq(cfg.uid_base, 65524);
+	refuses("RUN_UID_BASE", "65525");
+	setenv("RUN_CONCURRENCY", "256", 1);
+	refuses("RUN_UID_BASE", "65300");
+}
+END_TEST
+
+START_TEST(config_rejects_bad_uid_base)
+{
+	refuses("RUN_UID_BASE", "0");
+	refuses("RUN_UID_BASE", "-1");
+	refuses("RUN_UID_BASE", "abc");
+	refuses("RUN_UID_BASE", "4294967296");
+	refuses("RUN_UID_BASE", "99999999999999999999999");
+}
+END_TEST
+
+START_TEST(config_env_allow_trims_and_dedups)
+{
+	setenv("RUN_ENV_ALLOW", " FOO , BAR,,FOO,_x1,", 1);
+	loads();
+	ck_assert_uint_eq(cfg.n_env_allow, 3);
+	ck_assert_str_eq(cfg.env_allow[0], "FOO");
+	ck_assert_str_eq(cfg.env_allow[1], "BAR");
+	ck_assert_str_eq(cfg.env_allow[2], "_x1");
+}
+END_TEST
+
+START_TEST(config_rejects_bad_env_allow)
+{
+	refuses("RUN_ENV_ALLOW", "1ABC");
+	refuses("RUN_ENV_ALLOW", "OK,A-B");
+	refuses("RUN_ENV_ALLOW", "A=B");
+	refuses("RUN_ENV_ALLOW", "A B");
+	refuses("RUN_ENV_ALLOW", "\xc3\xa9T\xc3\xa9");
+}
+END_TEST
+
+START_TEST(config_rejects_too_many_env_allow)
+{
+	char list[GAOL_ENV_ALLOW_MAX * 8 + 16];
+	size_t i, n = 0;
+
+	for (i = 0; i <= GAOL_ENV_ALLOW_MAX; i++)
+		n += (size_t)sprintf(list + n, "%sV%zu", i ? "," : "", i);
+	refuses("RUN_ENV_ALLOW", list);
+}
+END_TEST
+
+START_TEST(config_rejects_bad_sizes)
+{
+	refuses("RUN_MEMORY_MAX", "1t");
+	refuses("RUN_SANDBOX_TMP_SIZE", "big");
+	refuses("RUN_SANDBOX_MEM_MAX", "512mb");
+}
+END_TEST
+
+START_TEST(config_zero_sizes_mean_off)
+{
+	setenv("RUN_MEMORY_MAX", "0", 1);
+	setenv("RUN_SANDBOX_TMP_SIZE", "0", 1);
+	setenv("RUN_SANDBOX_MEM_MAX", "0", 1);
+	loads();
+	ck_assert_uint_eq(cfg.memory_max, 0);
+	ck_assert_uint_eq(cfg.tmp_size, 0);
+	ck_assert_uint_eq(cfg.mem_max, 0);
+}
+END_TEST
+
+START_TEST(config_rejects_a_missing_langs_dir)
+{
+	refuses("GAOL_LANGS_DIR", "/nonexistent/gaol/langs");
+	refuses("GAOL_LANGS_DIR", "/etc/passwd");
+}
+END_TEST
+
+START_TEST(config_finds_langs_beside_the_executable)
+{
+	char exe[PATH_MAX], want[PATH_MAX + 16], real[PATH_MAX];
+	ssize_t n;
+
+	unsetenv("GAOL_LANGS_DIR");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ck_assert_int_gt(n, 0);
+	exe[n] = '\0';
+	*strrchr(exe, '/') = '\0';
+	snprintf(want, sizeof(want), "%s/../langs", exe);
+	if (realpath(want, real) == NULL) {
+		/* Built outside the tree: the installed locations or an error
+		 * naming the variable. */
+		if (config_from_env(&cfg, err, sizeof(err)) == -1)
+			ck_assert_ptr_nonnull(strstr(err, "GAOL_LANGS_DIR"));
+		return;
+	}
+	loads();
+	ck_assert_str_eq(cfg.langs_dir, real);
+}
+END_TEST
+
+START_TEST(config_rejects_a_relative_state_dir)
+{
+	refuses("GAOL_STATE_DIR", "run/gaol");
+}
+END_TEST
+
+static unsigned long long
+size_of(const char *s)
+{
+	unsigned long long n = 12345;
+
+	ck_assert_msg(parse_size(s, &n) == 0, "\"%s\" refused", s);
+	return n;
+}
+
+static void
+not_a_size(const char *s)
+{
+	unsigned long long n = 12345;
+
+	ck_assert_msg(parse_size(s, &n) == -1, "\"%s\" accepted", s);
+	ck_assert_uint_eq(n, 12345);
+}
+
+START_TEST(size_takes_plain_bytes)
+{
+	ck_assert_uint_eq(size_of("0"), 0);
+	ck_assert_uint_eq(size_of("65536"), 65536);
+	ck_assert_uint_eq(size_of("18446744073709551615"), ULLONG_MAX);
+}
+END_TEST
+
+START_TEST(size_takes_binary_suffixes_in_any_case)
+{
+	ck_assert_uint_eq(size_of("64k"), 64 << 10);
+	ck_assert_uint_eq(size_of("64K"), 64 << 10);
+	ck_assert_uint_eq(size_of("512m"), 512 << 20);
+	ck_assert_uint_eq(size_of("512M"), 512 << 20);
+	ck_assert_uint_eq(size_of("1g"), 1 << 30);
+	ck_assert_uint_eq(size_of("3G"), 3ULL << 30);
+}
+END_TEST
+
+START_TEST(size_rejects_what_is_not_a_size)
+{
+	not_a_size("");
+	not_a_size("k");
+	not_a_size("1.5g");
+	not_a_size("1kb");
+	not_a_size("1t");
+	not_a_size(" 1k");
+	not_a_size("1 k");
+	not_a_size("1k ");
+	not_a_size("-1");
+	not_a_size("+1");
+	not_a_size(NULL);
+}
+END_TEST
+
+START_TEST(size_rejects_overflow)
+{
+	not_a_size("18446744073709551616");
+	not_a_size("17179869184g");
+	not_a_size("18014398509481984k");
+}
+END_TEST
+
+Suite *
+config_suite(void)
+{
+	Suite *s = suite_create("config");
+	TCase *env = tcase_create("env"), *size = tcase_create("size");
+
+	tcase_add_checked_fixture(env, setup, teardown);
+	tcase_add_test(env, config_defaults);
+	tcase_add_test(env, config_reads_every_variable);
+	tcase_add_test(env, config_empty_value_means_unset);
+	tcase_add_test(env, config_concurrency_from_1_to_256);
+	tcase_add_test(env, config_rejects_bad_concurrency);
+	tcase_add_test(env, config_rejects_bad_input_max);
+	tcase_add_test(env, config_output_max_zero_is_unlimited);
+	tcase_add_test(env, config_rejects_bad_output_max);
+	tcase_add_test(env, config_rejects_bad_timeout_max);
+	tcase_add_test(env, config_timeout_default_never_exceeds_the_max);
+	tcase_add_test(env, config_debug_follows_codebattle);
+	tcase_add_test(env, config_rejects_bad_debug);
+	tcase_add_test(env, config_allow_shutdown_takes_1_or_true);
+	tcase_add_test(env, config_rejects_bad_allow_shutdown);
+	tcase_add_test(env, config_uid_base_keeps_every_slot_below_nobody);
+	tcase_add_test(env, config_rejects_bad_uid_base);
+	tcase_add_test(env, config_env_allow_trims_and_dedups);
+	tcase_add_test(env, config_rejects_bad_env_allow);
+	tcase_add_test(env, config_rejects_too_many_env_allow);
+	tcase_add_test(env, config_rejects_bad_sizes);
+	tcase_add_test(env, config_zero_sizes_mean_off);
+	tcase_add_test(env, config_rejects_a_missing_langs_dir);
+	tcase_add_test(env, config_finds_langs_beside_the_executable);
+	tcase_add_test(env, config_rejects_a_relative_state_dir);
+	tcase_add_test(size, size_takes_plain_bytes);
+	tcase_add_test(size, size_takes_binary_suffixes_in_any_case);
+	tcase_add_test(size, size_rejects_what_is_not_a_size);
+	tcase_add_test(size, size_rejects_overflow);
+	suite_add_tcase(s, env);
+	suite_add_tcase(s, size);
+	return s;
+}
