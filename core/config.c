@@ -137,8 +137,11 @@ get_size(const char *name, unsigned long long def, unsigned long long min,
 	if (parse_size(v, val) == -1)
 		return fail(err, errlen, "%s=\"%s\": not a size (bytes, or a "
 			    "number with k, m or g)", name, v);
-	if (*val < min || *val > SIZE_MAX)
-		return fail(err, errlen, "%s=\"%s\": out of range", name, v);
+	if (*val < min)
+		return fail(err, errlen, "%s=\"%s\": must be at least %llu",
+			    name, v, min);
+	if (*val > SIZE_MAX)
+		return fail(err, errlen, "%s=\"%s\": too large", name, v);
 	return 0;
 }
 
