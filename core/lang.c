@@ -627,6 +627,30 @@ continues(const char *s, size_t len)
 	return n % 2 == 1;
 }
 
+/* A line that is one simple command: no operator, redirection, grouping,
+ * substitution, or leading assignment or keyword that "exec" would change. */
+static bool
+is_simple(const char *line)
+{
+	static const char *const keywords[] = {
+		"if", "for", "while", "until", "case", "exec", "cd", "export",
+		"set", "{", "!", "(",
+	};
+	size_t i, n;
+
+	if (strpbrk(line, ";&|<>()`\n\\{}") != NULL || strstr(line, "$(") != NULL)
+		return false;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	n = strcspn(line, " \t");
+	if (memchr(line, '=', n) != NULL)
+		return false;
+	for (i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+		if (strlen(keywords[i]) == n && strncmp(line, keywords[i], n) == 0)
+			return false;
+	return n > 0;
+}
+
 static bool
 is_blank(const char *s, size_t len)
 {
@@ -664,7 +688,16 @@ join_commands(const char *out, char **cmd)
 		total += (size_t)(e - start) + sizeof(" && { \n}");
 	}
 	if (lines.n <= 1) {
-		if (lines.n == 1) {
+		if (lines.n == 1 && is_simple(lines.v[0])) {
+			/* dash does not exec the last command of -c itself:
+			 * "exec" makes the program the payload, so a signal that
+			 * kills it is reported as that signal. */
+			if (asprintf(cmd, "exec %s", lines.v[0]) < 0) {
+				*cmd = NULL;
+				strv_free(strv_finish(&lines));
+				return -1;
+			}
+		} else if (lines.n == 1) {
 			*cmd = lines.v[0];
 			lines.v[0] = NULL;
 		}

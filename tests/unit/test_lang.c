@@ -515,7 +515,7 @@ START_TEST(langs_load_runs_make_with_a_fixed_environment)
 		   "test:\n\techo [$(GAOL_UNIT_SECRET)] $(HOME) $(LANG)\n"
 		   ".PHONY: test\n");
 	loads();
-	ck_assert_str_eq(find("beta")->test_cmd, "echo [] /tmp C.UTF-8");
+	ck_assert_str_eq(find("beta")->test_cmd, "exec echo [] /tmp C.UTF-8");
 }
 END_TEST
 
@@ -544,10 +544,24 @@ START_TEST(langs_load_joined_command_stops_at_the_first_failure)
 }
 END_TEST
 
-START_TEST(langs_load_leaves_a_single_line_as_it_is)
+START_TEST(langs_load_execs_a_single_simple_command)
 {
 	loads();
-	ck_assert_str_eq(find("beta")->test_cmd, "echo beta");
+	ck_assert_str_eq(find("beta")->test_cmd, "exec echo beta");
+}
+END_TEST
+
+START_TEST(langs_load_leaves_a_single_compound_line_as_it_is)
+{
+	write_file("beta/Makefile",
+		   "test:\n\tcc -o /tmp/a a.c && /tmp/a\n"
+		   "build:\n\tX=1 prog\n"
+		   "run:\n\tcd check; ./a\n"
+		   ".PHONY: test build run\n");
+	loads();
+	ck_assert_str_eq(find("beta")->test_cmd, "cc -o /tmp/a a.c && /tmp/a");
+	ck_assert_str_eq(find("beta")->build_cmd, "X=1 prog");
+	ck_assert_str_eq(find("beta")->run_cmd, "cd check; ./a");
 }
 END_TEST
 
@@ -816,7 +830,8 @@ lang_suite(void)
 	tcase_add_test(t, langs_load_runs_make_with_a_fixed_environment);
 	tcase_add_test(t, langs_load_joins_recipe_lines_into_one_command);
 	tcase_add_test(t, langs_load_joined_command_stops_at_the_first_failure);
-	tcase_add_test(t, langs_load_leaves_a_single_line_as_it_is);
+	tcase_add_test(t, langs_load_execs_a_single_simple_command);
+	tcase_add_test(t, langs_load_leaves_a_single_compound_line_as_it_is);
 	tcase_add_test(t, langs_load_missing_target_is_null);
 	tcase_add_test(t, langs_load_target_with_nothing_to_run_is_null);
 	tcase_add_test(t, langs_load_without_a_makefile_has_no_commands);
