@@ -483,6 +483,21 @@ int cgroup_slot_read(struct slot_cgroup *cg, struct cgroup_usage *u)
 	return 0;
 }
 
+long long cgroup_slot_cpu_us(const struct slot_cgroup *cg)
+{
+	char buf[512];
+	unsigned long long v;
+	if (cg->version == 2) {
+		if (read_text(cg->dir_fd[0], "cpu.stat", buf, sizeof(buf)) < 0 ||
+		    cg_parse_v2_cpu_stat(buf, &v) < 0)
+			return -1;
+		return v >= cg->cpu_before_us ? (long long)(v - cg->cpu_before_us) : 0;
+	}
+	if (read_u64(cg->dir_fd[CG_CPUACCT], "cpuacct.usage", &v) < 0)
+		return -1;
+	return (long long)(v / 1000);
+}
+
 void cgroup_slot_kill_all(const struct slot_cgroup *cg)
 {
 	/* The pids hierarchy holds every process of the slot on v1; on v2 the

@@ -52,6 +52,9 @@ int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
  * is cloned into it).  Async-signal-safe: used between fork and exec. */
 int cgroup_slot_join(const struct slot_cgroup *cg);
 int cgroup_slot_read(struct slot_cgroup *cg, struct cgroup_usage *u);
+/* CPU time spent in the slot since cgroup_slot_begin, in microseconds, read
+ * while the run goes on (the judging deadlines watch it); -1 on error. */
+long long cgroup_slot_cpu_us(const struct slot_cgroup *cg);
 /* Kills whatever is left in the slot cgroup (sweep). */
 void cgroup_slot_kill_all(const struct slot_cgroup *cg);
 void cgroup_slot_close(struct slot_cgroup *cg);

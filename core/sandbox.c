@@ -30,6 +30,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <grp.h>
 #include <limits.h>
 #include <net/if.h>
@@ -121,6 +122,9 @@ struct plan {
 	const struct slot *slot;
 	const struct sandbox_spec *spec;
 	int out[2], err[2], report[2];
+	int in[2];               /* stdin, when spec->stdin_data */
+	int file[2];             /* spec->output_file, streamed back by init */
+	int export_fd;           /* spec->export_dir */
 	char overlay_opts[8192];
 	char scratch_opts[64];
 	char *argv[4];
@@ -392,10 +396,10 @@ static void bind_ro(const struct plan *p, const char *src, const char *dst,
 }
 
 static void write_file(const struct plan *p, int dirfd, const char *name,
-		       const char *data, size_t len, uid_t uid)
+		       const char *data, size_t len, uid_t uid, mode_t mode)
 {
 	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-			O_NOFOLLOW, 0644);
+			O_NOFOLLOW, mode);
 	if (fd < 0)
 		fault(p, "write request file");
 	while (len) {
@@ -408,14 +412,14 @@ static void write_file(const struct plan *p, int dirfd, const char *name,
 		data += n;
 		len -= (size_t)n;
 	}
-	if (fchown(fd, uid, uid) < 0)
+	if (fchown(fd, uid, uid) < 0 || fchmod(fd, mode) < 0)
 		fault(p, "chown request file");
 	close(fd);
 }
 
 /* The writable layers: one tmpfs sized per language holds the overlay's
  * upper and work directories and /tmp, so one cap bounds every write. */
-static void build_scratch(const struct plan *p, const char *scratch)
+static int build_scratch(const struct plan *p, const char *scratch)
 {
 	const struct lang *lang = p->spec->lang;
 	uid_t uid = p->slot->uid;
@@ -448,10 +452,14 @@ static void build_scratch(const struct plan *p, const char *scratch)
 		fault(p, "open workdir");
 	for (size_t i = 0; i < p->spec->n_files; i++)
 		write_file(p, wfd, p->spec->files[i].name, p->spec->files[i].data,
-			   p->spec->files[i].len, uid);
+			   p->spec->files[i].len, uid, 0644);
+	/* A judged program's input file: root's, read-only to the program. */
+	if (p->spec->input_file)
+		write_file(p, ufd, p->spec->input_file, p->spec->stdin_data,
+			   p->spec->stdin_len, 0, 0444);
 	close(wfd);
-	close(ufd);
 	close(sfd);
+	return ufd;
 }
 
 static void build_dev(const struct plan *p, const char *dev)
@@ -500,7 +508,7 @@ static void build_proc(const struct plan *p, const char *proc)
 }
 
 /* The run's mount view (SPEC section 5), then pivot_root into it. */
-static void build_root(const struct plan *p)
+static int build_root(const struct plan *p)
 {
 	const char *state = p->slot->state_dir;
 	char root[PATH_MAX], path[PATH_MAX], scratch[PATH_MAX];
@@ -532,7 +540,7 @@ static void build_root(const struct plan *p)
 		pathcat(path, sizeof(path), root, root_masked[i]);
 		bind_ro(p, src, path, "mask service config");
 	}
-	build_scratch(p, scratch);
+	int upper = build_scratch(p, scratch);
 	pathcat(path, sizeof(path), root, "/sandbox");
 	mount_or_fault(p, "overlay", path, "overlay", MS_NOSUID | MS_NODEV,
 		       p->overlay_opts, "mount /sandbox overlay");
@@ -557,6 +565,7 @@ static void build_root(const struct plan *p)
 		fault(p, "detach old root");
 	mount_or_fault(p, NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
 		       MS_NOSUID | MS_NODEV, NULL, "remount / read-only");
+	return upper;
 }
 
 static void set_limit(const struct plan *p, int resource, rlim_t soft, rlim_t hard)
@@ -599,12 +608,15 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 		fault(p, "unshare cgroup");
 	mount_cgroup_view(p);
 
-	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(p->out[1], 1) < 0 ||
+	int in = p->in[0] >= 0 ? p->in[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (in < 0 || dup2(in, 0) < 0 || dup2(p->out[1], 1) < 0 ||
 	    dup2(p->err[1], 2) < 0)
 		fault(p, "stdio");
 
-	long cpu_s = p->spec->timeout_ms / 1000 + 1;
+	/* A backstop per process; the cgroup's reading is what counts. */
+	long limit_ms = p->spec->cpu_limit_ms > 0 ? p->spec->cpu_limit_ms + 2000
+						  : p->spec->timeout_ms;
+	long cpu_s = limit_ms / 1000 + 1;
 	set_limit(p, RLIMIT_CORE, 0, 0);
 	set_limit(p, RLIMIT_NOFILE, RUN_NOFILE, RUN_NOFILE);
 	set_limit(p, RLIMIT_NPROC, RUN_NPROC, RUN_NPROC);
@@ -640,6 +652,105 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 	fault(p, "execve /bin/sh");
 }
 
+/* Copies a finished build's files out of the run's upper layer, as root,
+ * trusting nothing in it: regular files, directories and symlinks only (a
+ * symlink is only ever followed inside a later sandbox), no set-id bits,
+ * nothing followed while copying. */
+static int copy_tree(int src, int dst, int depth)
+{
+	if (depth > 64) {
+		errno = ELOOP;
+		return -1;
+	}
+	int fd = dup(src);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d)
+		return -1;
+	struct dirent *e;
+	int rc = 0;
+	while (rc == 0 && (e = readdir(d))) {
+		struct stat st;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(src, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			rc = -1;
+		} else if (S_ISDIR(st.st_mode)) {
+			int s2 = openat(src, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (s2 < 0 || (mkdirat(dst, e->d_name, 0755) < 0 && errno != EEXIST)) {
+				rc = -1;
+			} else {
+				int d2 = openat(dst, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				rc = d2 < 0 ? -1 : copy_tree(s2, d2, depth + 1);
+				if (d2 >= 0)
+					close(d2);
+			}
+			if (s2 >= 0)
+				close(s2);
+		} else if (S_ISREG(st.st_mode)) {
+			int in = openat(src, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			int out = openat(dst, e->d_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+					 O_CLOEXEC, (st.st_mode & 0111) | 0644);
+			char buf[65536];
+			ssize_t n = 0;
+			while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+				if (write(out, buf, (size_t)n) != n) {
+					n = -1;
+					break;
+				}
+			if (in < 0 || out < 0 || n < 0)
+				rc = -1;
+			if (in >= 0)
+				close(in);
+			if (out >= 0)
+				close(out);
+		} else if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t n = readlinkat(src, e->d_name, target, sizeof(target) - 1);
+			if (n < 0)
+				rc = -1;
+			else {
+				target[n] = 0;
+				rc = symlinkat(target, dst, e->d_name);
+			}
+		}
+		/* devices (overlay whiteouts), fifos, sockets: not a build's */
+	}
+	closedir(d);
+	return rc;
+}
+
+/* After the payload: nothing else of the run may go on writing. */
+static void kill_the_rest(void)
+{
+	kill(-1, SIGKILL);
+	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
+		;
+}
+
+static void send_output_file(const struct plan *p, struct report *r)
+{
+	char path[PATH_MAX], buf[65536];
+	snprintf(path, sizeof(path), "/sandbox/%s", p->spec->output_file);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		r->err = fd < 0 ? errno : EINVAL;
+	} else {
+		ssize_t n;
+		size_t sent = 0, cap = p->spec->output_max;
+		while ((n = read(fd, buf, sizeof(buf))) > 0) {
+			if (write(p->file[1], buf, (size_t)n) != n)
+				break;
+			sent += (size_t)n;
+			if (cap && sent > cap)
+				break;   /* the worker has seen enough to say OLE */
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	close(p->file[1]);
+}
+
 static __attribute__((noreturn)) void init_main(const struct plan *p)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -648,7 +759,11 @@ static __attribute__((noreturn)) void init_main(const struct plan *p)
 	close(p->out[0]);
 	close(p->err[0]);
 	close(p->report[0]);
-	build_root(p);
+	if (p->in[1] >= 0)
+		close(p->in[1]);
+	if (p->file[0] >= 0)
+		close(p->file[0]);
+	int upper = build_root(p);
 
 	pid_t payload = fork();
 	if (payload < 0)
@@ -657,11 +772,19 @@ static __attribute__((noreturn)) void init_main(const struct plan *p)
 		payload_main(p);
 	close(p->out[1]);
 	close(p->err[1]);
+	if (p->in[0] >= 0)
+		close(p->in[0]);
 	for (;;) {
 		int status;
 		pid_t w = waitpid(-1, &status, __WALL);
 		if (w == payload) {
 			struct report r = { .kind = REPORT_EXIT, .status = status };
+			if (p->spec->output_file || p->export_fd >= 0)
+				kill_the_rest();
+			if (p->spec->output_file)
+				send_output_file(p, &r);
+			if (p->export_fd >= 0 && copy_tree(upper, p->export_fd, 0) < 0)
+				fault(p, "export build output");
 			report_write(p->report[1], &r);
 			_exit(0);   /* and the kernel kills whatever is left */
 		}
@@ -702,9 +825,11 @@ struct stream {
 
 /* Appends what is readable to a stream's buffer.  Returns 0 at EOF, 1 when
  * more may come, -1 when the output cap was crossed. */
-static int drain(struct stream *st, size_t output_max)
+static int drain(struct stream *st, size_t output_max, const char **chunk_out,
+		 size_t *chunk_len)
 {
-	char chunk[65536];
+	static char chunk[65536];
+	*chunk_len = 0;
 	ssize_t n = read(st->fd, chunk, sizeof(chunk));
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN ? 1 : 0;
@@ -729,92 +854,142 @@ static int drain(struct stream *st, size_t output_max)
 	memcpy(*st->buf + *st->len, chunk, take);
 	*st->len += take;
 	(*st->buf)[*st->len] = 0;
+	*chunk_out = chunk;
+	*chunk_len = take;
 	return over ? -1 : 1;
 }
 
-static void supervise(pid_t init, const struct plan *p, struct sandbox_result *res,
+/* Which deadline, if any, has passed.  /run has one, its timeout.  Judging
+ * has three, none of them the limit L (SPEC section 6): no CPU growth for
+ * 4L + 4 s, CPU time above L + 2 s, wall clock above 5 (L + 2 s). */
+struct watch {
+	long t0, last_progress;
+	long long last_cpu_us;
+};
+
+static enum deadline deadline_passed(const struct slot *s, const struct sandbox_spec *spec,
+				     struct watch *w, long now)
+{
+	long L = spec->cpu_limit_ms;
+	if (L <= 0)
+		return now - w->t0 >= spec->timeout_ms ? DEADLINE_TIMEOUT : DEADLINE_NONE;
+	long long cpu = cgroup_slot_cpu_us(&s->cg);
+	if (cpu > w->last_cpu_us) {
+		w->last_cpu_us = cpu;
+		w->last_progress = now;
+	}
+	if (cpu / 1000 > L + 2000)
+		return DEADLINE_CPU_CEILING;
+	if (now - w->last_progress >= 4 * L + 4000)
+		return DEADLINE_NO_PROGRESS;
+	if (now - w->t0 >= 5 * (L + 2000))
+		return DEADLINE_ABSOLUTE;
+	return DEADLINE_NONE;
+}
+
+static long next_wake(const struct sandbox_spec *spec, const struct watch *w, long now)
+{
+	if (spec->cpu_limit_ms > 0)
+		return 10;       /* the CPU reading is sampled */
+	long left = w->t0 + spec->timeout_ms - now;
+	return left < 0 ? 0 : left;
+}
+
+enum { P_OUT, P_ERR, P_FILE, P_REPORT, P_IN, P_N };
+
+static void stop_run(pid_t init, struct sandbox_result *res)
+{
+	res->killed = true;
+	kill(init, SIGKILL);
+}
+
+static void supervise(pid_t init, struct plan *p, struct sandbox_result *res,
 		      long t0, bool *have_status)
 {
-	struct stream streams[2] = {
+	const struct sandbox_spec *spec = p->spec;
+	struct stream streams[3] = {
 		{ p->out[0], &res->out, &res->out_len, 0, STREAM_STDOUT },
 		{ p->err[0], &res->err, &res->err_len, 0, STREAM_STDERR },
+		{ p->file[0], &res->file, &res->file_len, 0, STREAM_FILE },
 	};
-	struct pollfd pfd[3] = {
-		{ .fd = p->out[0], .events = POLLIN },
-		{ .fd = p->err[0], .events = POLLIN },
-		{ .fd = p->report[0], .events = POLLIN },
+	struct pollfd pfd[P_N] = {
+		[P_OUT] = { .fd = p->out[0], .events = POLLIN },
+		[P_ERR] = { .fd = p->err[0], .events = POLLIN },
+		[P_FILE] = { .fd = p->file[0], .events = POLLIN },
+		[P_REPORT] = { .fd = p->report[0], .events = POLLIN },
+		[P_IN] = { .fd = p->in[1], .events = POLLOUT },
 	};
-	long deadline = t0 + p->spec->timeout_ms;
+	struct watch w = { .t0 = t0, .last_progress = t0 };
+	size_t fed = 0;
 
-	while (pfd[0].fd >= 0 || pfd[1].fd >= 0 || pfd[2].fd >= 0) {
-		long left = deadline - now_ms();
-		if (left <= 0) {
-			res->timed_out = res->killed = true;
-			kill(init, SIGKILL);
+	for (;;) {
+		int open_fds = 0;
+		for (int i = 0; i < P_IN; i++)
+			open_fds += pfd[i].fd >= 0;
+		if (!open_fds)
+			break;
+		long now = now_ms();
+		enum deadline d = deadline_passed(p->slot, spec, &w, now);
+		if (d) {
+			res->timed_out = true;
+			res->deadline = d;
+			stop_run(init, res);
 			return;
 		}
-		int n = poll(pfd, 3, (int)(left > INT_MAX ? INT_MAX : left));
+		long wake = next_wake(spec, &w, now);
+		int n = poll(pfd, P_N, (int)(wake > INT_MAX ? INT_MAX : wake));
 		if (n < 0 && errno != EINTR)
 			break;
-		for (int i = 0; i < 2 && n > 0; i++) {
+		if (n <= 0)
+			continue;
+		if (pfd[P_IN].fd >= 0 && pfd[P_IN].revents) {
+			ssize_t k = pfd[P_IN].revents & POLLOUT
+				? write(pfd[P_IN].fd, spec->stdin_data + fed, spec->stdin_len - fed)
+				: -1;
+			if (k > 0)
+				fed += (size_t)k;
+			/* All fed, or the program stopped reading: close its stdin. */
+			if (fed == spec->stdin_len || (k < 0 && errno != EAGAIN && errno != EINTR)) {
+				close(pfd[P_IN].fd);
+				pfd[P_IN].fd = p->in[1] = -1;
+			}
+		}
+		for (int i = P_OUT; i <= P_FILE; i++) {
 			if (pfd[i].fd < 0 || !pfd[i].revents)
 				continue;
-			int r = drain(&streams[i], p->spec->output_max);
+			const char *chunk;
+			size_t len;
+			int r = drain(&streams[i], spec->output_max, &chunk, &len);
+			if (i == P_OUT && len && spec->on_stdout &&
+			    spec->on_stdout(spec->ctx, chunk, len)) {
+				res->stopped = true;
+				stop_run(init, res);
+				return;
+			}
 			if (r == 0)
 				pfd[i].fd = -1;
 			if (r < 0) {
 				res->output_exceeded = streams[i].which;
-				res->killed = true;
-				kill(init, SIGKILL);
+				stop_run(init, res);
 				return;
 			}
 		}
-		if (n > 0 && pfd[2].fd >= 0 && pfd[2].revents) {
+		if (pfd[P_REPORT].fd >= 0 && pfd[P_REPORT].revents) {
 			struct report r;
-			ssize_t got = read(pfd[2].fd, &r, sizeof(r));
+			ssize_t got = read(pfd[P_REPORT].fd, &r, sizeof(r));
 			if (got == (ssize_t)sizeof(r) && r.kind == REPORT_FAULT &&
 			    !res->fault[0]) {
 				snprintf(res->fault, sizeof(res->fault),
 					 "sandbox: %s errno=%d", r.step, r.err);
 			} else if (got == (ssize_t)sizeof(r) && r.kind == REPORT_EXIT) {
 				res->wait_status = r.status;
+				res->file_missing = spec->output_file && r.err;
 				*have_status = true;
 			} else if (got <= 0 && !(got < 0 && errno == EINTR)) {
-				pfd[2].fd = -1;
+				pfd[P_REPORT].fd = -1;
 			}
 		}
 	}
-}
-
-static int plan_run(struct plan *p, struct slot *s, const struct sandbox_spec *spec,
-		    char *err, size_t errlen)
-{
-	const struct lang *lang = spec->lang;
-	memset(p, 0, sizeof(*p));
-	p->slot = s;
-	p->spec = spec;
-	p->out[0] = p->out[1] = p->err[0] = p->err[1] = -1;
-	p->report[0] = p->report[1] = -1;
-	int n = snprintf(p->overlay_opts, sizeof(p->overlay_opts),
-			 "lowerdir=%s,upperdir=%s/scratch/upper,workdir=%s/scratch/work",
-			 lang->dir, s->state_dir, s->state_dir);
-	if (n < 0 || (size_t)n >= sizeof(p->overlay_opts) ||
-	    strpbrk(lang->dir, ",:")) {
-		snprintf(err, errlen, "sandbox: overlay options errno=%d", ENAMETOOLONG);
-		return -1;
-	}
-	snprintf(p->scratch_opts, sizeof(p->scratch_opts), "size=%llu,mode=0755",
-		 lang->tmp_size);
-	p->argv[0] = "sh";
-	p->argv[1] = "-c";
-	p->argv[2] = (char *)spec->command;
-	p->argv[3] = NULL;
-	if (pipe2(p->out, O_CLOEXEC) < 0 || pipe2(p->err, O_CLOEXEC) < 0 ||
-	    pipe2(p->report, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "sandbox: pipe errno=%d", errno);
-		return -1;
-	}
-	return 0;
 }
 
 static void close_fd(int *fd)
@@ -830,7 +1005,65 @@ static void plan_close(struct plan *p)
 		close_fd(&p->out[i]);
 		close_fd(&p->err[i]);
 		close_fd(&p->report[i]);
+		close_fd(&p->in[i]);
+		close_fd(&p->file[i]);
 	}
+	close_fd(&p->export_fd);
+}
+
+static bool plain_name(const char *name)
+{
+	return name && *name && !strchr(name, '/') && strcmp(name, ".") &&
+	       strcmp(name, "..");
+}
+
+static int plan_run(struct plan *p, struct slot *s, const struct sandbox_spec *spec,
+		    char *err, size_t errlen)
+{
+	const struct lang *lang = spec->lang;
+	memset(p, 0, sizeof(*p));
+	p->slot = s;
+	p->spec = spec;
+	for (int i = 0; i < 2; i++)
+		p->out[i] = p->err[i] = p->report[i] = p->in[i] = p->file[i] = -1;
+	p->export_fd = -1;
+	const char *step = "overlay options";
+	errno = ENAMETOOLONG;
+	int n = snprintf(p->overlay_opts, sizeof(p->overlay_opts),
+			 "lowerdir=%s%s%s,upperdir=%s/scratch/upper,workdir=%s/scratch/work",
+			 spec->lower ? spec->lower : "", spec->lower ? ":" : "",
+			 lang->dir, s->state_dir, s->state_dir);
+	if (n < 0 || (size_t)n >= sizeof(p->overlay_opts) || strpbrk(lang->dir, ",:") ||
+	    (spec->lower && strpbrk(spec->lower, ",:")))
+		goto fail;
+	errno = EINVAL;
+	step = "file names";
+	if ((spec->input_file && !plain_name(spec->input_file)) ||
+	    (spec->output_file && !plain_name(spec->output_file)))
+		goto fail;
+	snprintf(p->scratch_opts, sizeof(p->scratch_opts), "size=%llu,mode=0755",
+		 lang->tmp_size);
+	p->argv[0] = "sh";
+	p->argv[1] = "-c";
+	p->argv[2] = (char *)spec->command;
+	p->argv[3] = NULL;
+	step = "pipe";
+	if (pipe2(p->out, O_CLOEXEC) < 0 || pipe2(p->err, O_CLOEXEC) < 0 ||
+	    pipe2(p->report, O_CLOEXEC) < 0)
+		goto fail;
+	if (spec->stdin_data && !spec->input_file &&
+	    (pipe2(p->in, O_CLOEXEC) < 0 || fcntl(p->in[1], F_SETFL, O_NONBLOCK) < 0))
+		goto fail;
+	if (spec->output_file && pipe2(p->file, O_CLOEXEC) < 0)
+		goto fail;
+	step = "open export dir";
+	if (spec->export_dir &&
+	    (p->export_fd = open(spec->export_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "sandbox: %s errno=%d", step, errno);
+	return -1;
 }
 
 int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
@@ -844,11 +1077,17 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 		plan_close(&plan);
 		return -1;
 	}
-	if (cgroup_slot_begin(&slot->cg, spec->lang->mem_max, RUN_PIDS_MAX,
-			      res->fault, sizeof(res->fault)) < 0) {
+	unsigned long long mem = spec->mem_max ? spec->mem_max : spec->lang->mem_max;
+	if (cgroup_slot_begin(&slot->cg, mem, RUN_PIDS_MAX, res->fault,
+			      sizeof(res->fault)) < 0) {
 		plan_close(&plan);
 		return -1;
 	}
+	/* Feeding a program that stops reading must not kill the worker. */
+	sigset_t pipe_set, old_set;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+
 	long t0 = now_ms();
 	pid_t init = spawn_init(slot, &plan);
 	if (init < 0) {
@@ -856,9 +1095,13 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 		plan_close(&plan);
 		return -1;
 	}
+	sigprocmask(SIG_BLOCK, &pipe_set, &old_set);
 	close_fd(&plan.out[1]);
 	close_fd(&plan.err[1]);
 	close_fd(&plan.report[1]);
+	close_fd(&plan.in[0]);
+	close_fd(&plan.file[1]);
+	close_fd(&plan.export_fd);
 
 	bool have_status = false;
 	supervise(init, &plan, res, t0, &have_status);
@@ -867,6 +1110,10 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 		;
 	res->wall_ms = now_ms() - t0;
 	plan_close(&plan);
+	struct timespec zero = { 0, 0 };
+	while (sigtimedwait(&pipe_set, NULL, &zero) > 0)
+		;
+	sigprocmask(SIG_SETMASK, &old_set, NULL);
 
 	struct cgroup_usage u;
 	cgroup_slot_read(&slot->cg, &u);
@@ -875,7 +1122,8 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	res->oom_killed = u.oom_killed;
 
 	/* Faults are only reported before execve (the report pipe is
-	 * close-on-exec), so one means no user code ran. */
+	 * close-on-exec) or by init after the payload, about the export; one
+	 * means the run cannot be used. */
 	if (res->fault[0])
 		return -1;
 	if (!have_status && !res->killed) {
@@ -891,6 +1139,7 @@ void sandbox_result_free(struct sandbox_result *res)
 {
 	free(res->out);
 	free(res->err);
-	res->out = res->err = NULL;
-	res->out_len = res->err_len = 0;
+	free(res->file);
+	res->out = res->err = res->file = NULL;
+	res->out_len = res->err_len = res->file_len = 0;
 }

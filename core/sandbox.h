@@ -41,16 +41,45 @@ struct sandbox_spec {
 	size_t n_files;
 	long timeout_ms;         /* wall clock */
 	size_t output_max;       /* per stream, 0 = no cap */
+
+	/* For building and judging; zero values give /run's behaviour. */
+	const char *lower;       /* a build's output: read-only layer above the
+				  * language directory */
+	const char *export_dir;  /* an empty host directory: after the run, the
+				  * files the run left in /sandbox are copied
+				  * there (a build's output) */
+	const char *stdin_data;  /* fed to stdin; NULL: stdin is /dev/null */
+	size_t stdin_len;
+	const char *input_file;  /* instead of stdin: the data as a read-only
+				  * file /sandbox/<input_file> */
+	const char *output_file; /* read back from /sandbox after the run into
+				  * res->file, without following links */
+	unsigned long long mem_max;  /* bytes; 0: the language's */
+	long cpu_limit_ms;       /* > 0: SPEC section 6's three deadlines
+				  * replace timeout_ms */
+	/* Sees stdout as it crosses; a nonzero return stops the run. */
+	int (*on_stdout)(void *ctx, const char *buf, size_t len);
+	void *ctx;
 };
 
-enum { STREAM_NONE = 0, STREAM_STDOUT = 1, STREAM_STDERR = 2 };
+enum { STREAM_NONE = 0, STREAM_STDOUT = 1, STREAM_STDERR = 2, STREAM_FILE = 3 };
+
+enum deadline {
+	DEADLINE_NONE = 0,
+	DEADLINE_TIMEOUT,        /* /run's wall-clock timeout */
+	DEADLINE_NO_PROGRESS,    /* no CPU growth for 4L + 4 s */
+	DEADLINE_CPU_CEILING,    /* CPU time above L + 2 s */
+	DEADLINE_ABSOLUTE,       /* wall clock above 5 (L + 2 s) */
+};
 
 struct sandbox_result {
 	bool ran;                /* false: the sandbox failed, see fault */
 	int wait_status;         /* the payload's, valid when ran && !killed */
-	bool killed;             /* we killed it: timeout or output cap */
-	bool timed_out;
+	bool killed;             /* we killed it: a deadline, a cap, a stop */
+	bool timed_out;          /* a deadline ended it */
+	enum deadline deadline;
 	int output_exceeded;     /* STREAM_* that crossed output_max */
+	bool stopped;            /* on_stdout asked to stop */
 	bool oom_killed;
 	long wall_ms;
 	long cpu_ms;             /* -1 when unknown */
@@ -59,18 +88,20 @@ struct sandbox_result {
 	size_t out_len;
 	char *err;
 	size_t err_len;
+	char *file;              /* output_file's contents */
+	size_t file_len;
+	bool file_missing;       /* output_file absent or not a regular file */
 	char fault[192];         /* "sandbox: <step> errno=N" */
 };
 
 /* Prepares slot index for this process: uid, cgroup, state directory. */
 int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
 	      char *err, size_t errlen);
+void slot_free(struct slot *slot);
 
 /* Runs spec in a fresh sandbox of slot.  Returns 0 when the program ran (its
  * outcome is in res), -1 when the sandbox could not be built (res->fault says
  * which step; no user code ran). */
-void slot_free(struct slot *slot);
-
 int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 		struct sandbox_result *res);
 void sandbox_result_free(struct sandbox_result *res);
