@@ -1,0 +1,7 @@
+#include <bits/stdc++.h>
+
+using namespace std;
+
+int solution(int a, int b) {
+    return a + b   // missing semicolon
+}

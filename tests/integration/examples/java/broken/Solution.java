@@ -1,0 +1,7 @@
+package solution;
+
+public class Solution {
+    public Long solution(Long a, Long b) {
+        return a + b   // missing semicolon
+    }
+}
