@@ -39,8 +39,19 @@ DEPS_TEST  := check python3 python3-pytest curl iproute2 systemd
 DEPS_BENCH := wrk hyperfine bubblewrap
 
 .PHONY: all deps deps-build deps-test deps-bench run test unit integration isolation \
-        bench install clean
-all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run
+        bench install clean prepare
+all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run prepare
+
+# Heavy per-language work done once, into the read-only language directories:
+# precompiled headers, class-data archives.  A language whose toolchain is
+# missing is skipped (it answers "not installed" at run time).
+prepare:
+	@mkdir -p $(BUILD); for d in langs/*/; do \
+	  grep -q '^prepare:' $$d/Makefile 2>/dev/null || continue; \
+	  l=$$(basename $$d); \
+	  if $(MAKE) -s -C $$d prepare >$(BUILD)/prepare-$$l.log 2>&1; then echo "prepare: $$l ok"; \
+	  else echo "prepare: $$l skipped (see $(BUILD)/prepare-$$l.log)"; fi; \
+	done
 
 $(BUILD)/%.o: %.c $(wildcard core/*.h)
 	@mkdir -p $(dir $@)
