@@ -233,14 +233,14 @@ fail:
 	return -1;
 }
 
-/* Creates <base>/gaol/uid<N> for the given controllers with libcgroup and
+/* Creates <base>/gaol/<slot_name> for the given controllers with libcgroup and
  * opens its directory. */
-static int create(const char *controller, const char *base, unsigned uid,
+static int create(const char *controller, const char *base, const char *slot_name,
 		  char *path, size_t plen, char *err, size_t errlen)
 {
 	char name[512];
-	snprintf(name, sizeof(name), "%s%s" SLOT_PARENT "/uid%u", base,
-		 *base ? "/" : "", uid);
+	snprintf(name, sizeof(name), "%s%s" SLOT_PARENT "/%s", base,
+		 *base ? "/" : "", slot_name);
 	struct cgroup *cg = cgroup_new_cgroup(name);
 	if (!cg) {
 		snprintf(err, errlen, "cgroup: new %s failed", name);
@@ -276,7 +276,7 @@ static int create(const char *controller, const char *base, unsigned uid,
 	return fd;
 }
 
-int cgroup_slot_setup(struct slot_cgroup *cg, unsigned uid, char *err,
+int cgroup_slot_setup(struct slot_cgroup *cg, const char *slot_name, char *err,
 		      size_t errlen)
 {
 	memset(cg, 0, sizeof(*cg));
@@ -302,7 +302,7 @@ int cgroup_slot_setup(struct slot_cgroup *cg, unsigned uid, char *err,
 			*last = 0;
 		else if (!strcmp(own, "supervisor"))
 			own[0] = 0;
-		int fd = create(NULL, own, uid, cg->path[0], sizeof(cg->path[0]),
+		int fd = create(NULL, own, slot_name, cg->path[0], sizeof(cg->path[0]),
 				err, errlen);
 		if (fd < 0)
 			return -1;
@@ -326,7 +326,7 @@ int cgroup_slot_setup(struct slot_cgroup *cg, unsigned uid, char *err,
 				 v1_controllers[i]);
 			return -1;
 		}
-		int fd = create(v1_controllers[i], base, uid, cg->path[i],
+		int fd = create(v1_controllers[i], base, slot_name, cg->path[i],
 				sizeof(cg->path[i]), err, errlen);
 		if (fd < 0)
 			return -1;
@@ -345,7 +345,7 @@ int cgroup_slot_setup(struct slot_cgroup *cg, unsigned uid, char *err,
 			return -1;
 		}
 		const char *mp = cg->path[i] + strlen(cg->path[i]);
-		/* path is <mount point>/<own>/gaol/uidN: the hierarchy's name is
+		/* path is <mount point>/<own>/gaol/<slot>: the hierarchy's name is
 		 * the mount point's last component. */
 		char mpath[512];
 		if (mount_point(v1_controllers[i], mpath, sizeof(mpath)) == 0)

@@ -344,6 +344,13 @@ read_env(struct gaol_config *cfg, char *err, size_t errlen)
 	    get_size("RUN_SANDBOX_MEM_MAX", 0, 0, &cfg->mem_max, err,
 		     errlen) == -1)
 		return -1;
+	if (get_uint("RUN_EVAL_PARALLEL", 2, 1, EVAL_PARALLEL_MAX, &n, err,
+		     errlen) == -1)
+		return -1;
+	cfg->eval_parallel = (unsigned)n;
+	if (get_size("RUN_EVAL_CACHE_MAX", 256ULL << 20, 0, &cfg->eval_cache_max,
+		     err, errlen) == -1)
+		return -1;
 	if (get_langs_dir(cfg, err, errlen) == -1 ||
 	    get_state_dir(cfg, err, errlen) == -1)
 		return -1;

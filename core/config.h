@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #define GAOL_ENV_ALLOW_MAX 32
+#define EVAL_PARALLEL_MAX 16
 
 struct gaol_config {
 	unsigned concurrency;           /* RUN_CONCURRENCY: slots, nginx limit_conn */
@@ -28,6 +29,8 @@ struct gaol_config {
 	unsigned long long memory_max;  /* RUN_MEMORY_MAX: RLIMIT_AS bytes, 0 = off */
 	unsigned long long tmp_size;    /* RUN_SANDBOX_TMP_SIZE, 0 = lang default */
 	unsigned long long mem_max;     /* RUN_SANDBOX_MEM_MAX, 0 = lang default */
+	unsigned eval_parallel;         /* RUN_EVAL_PARALLEL: test cases at once */
+	unsigned long long eval_cache_max; /* RUN_EVAL_CACHE_MAX: compile cache bytes */
 	char langs_dir[4096];           /* GAOL_LANGS_DIR (default: next to binary) */
 	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/gaol) */
 };

@@ -54,18 +54,37 @@ void answer_free(struct answer *a)
 	a->len = 0;
 }
 
-int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen)
+int engine_load(struct engine *e, char *err, size_t errlen)
 {
 	memset(e, 0, sizeof(*e));
 	if (config_from_env(&e->cfg, err, errlen) < 0)
 		return -1;
-	if (langs_load(&e->cfg, &e->langs, err, errlen) < 0)
+	return langs_load(&e->cfg, &e->langs, err, errlen);
+}
+
+int engine_take_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen)
+{
+	if (slot_init(&e->slot, &e->cfg, slot_index, 0, err, errlen) < 0)
 		return -1;
-	return slot_init(&e->slot, &e->cfg, slot_index, err, errlen);
+	for (unsigned k = 1; k < e->cfg.eval_parallel; k++) {
+		if (slot_init(&e->lanes[k - 1], &e->cfg, slot_index, k, err, errlen) < 0)
+			return -1;
+		e->n_lanes = k;
+	}
+	return 0;
+}
+
+int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen)
+{
+	if (engine_load(e, err, errlen) < 0)
+		return -1;
+	return engine_take_slot(e, slot_index, err, errlen);
 }
 
 void engine_free(struct engine *e)
 {
+	for (unsigned k = 0; k < e->n_lanes; k++)
+		slot_free(&e->lanes[k]);
 	slot_free(&e->slot);
 	langs_free(&e->langs);
 	config_free(&e->cfg);

@@ -16,7 +16,9 @@
 struct engine {
 	struct gaol_config cfg;
 	struct lang_set langs;
-	struct slot slot;
+	struct slot slot;        /* this worker's slot: lane 0 of judging */
+	struct slot lanes[EVAL_PARALLEL_MAX - 1]; /* judging lanes 1.. */
+	unsigned n_lanes;
 };
 
 struct answer {
@@ -25,8 +27,13 @@ struct answer {
 	size_t len;
 };
 
-/* Reads config and languages and takes slot slot_index.  -1 with err on a
- * start-up fault (bad variable, unreadable manifest, no cgroup). */
+/* Reads config and languages: once, in the master before the workers fork.
+ * -1 with err on a start-up fault (bad variable, unreadable manifest). */
+int engine_load(struct engine *e, char *err, size_t errlen);
+/* Takes slot slot_index (and its judging lanes) for this process.  -1 with
+ * err when the slot's sandbox parts cannot be prepared. */
+int engine_take_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen);
+/* engine_load and engine_take_slot in one, for a single process. */
 int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen);
 void engine_free(struct engine *e);
 

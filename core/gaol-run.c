@@ -1,7 +1,7 @@
 /*
- * gaol-run: the engine from the command line.  Reads a /run request on stdin
- * and prints the response /run would send, for debugging, scripting and
- * benchmarks.  Exit status: 0 for a 200 answer, 1 for any other status (the
+ * gaol-run: the engine from the command line.  Reads a /run request (or an
+ * /evaluate one: it has test_cases) on stdin and prints the response the
+ * service would send, for debugging, scripting and benchmarks.  Exit status: 0 for a 200 answer, 1 for any other status (the
  * status is printed on stderr), 2 when the engine cannot start.
  */
 #define _GNU_SOURCE
@@ -11,7 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "engine.h"
+#include "judge.h"
 
 static void usage(void)
 {
@@ -46,6 +49,20 @@ static char *read_all(FILE *f, size_t max, size_t *len)
 	}
 	*len = n;
 	return buf;
+}
+
+/* An /evaluate request has test cases; anything else goes to /run, which
+ * answers what is wrong with it. */
+static int is_evaluate(const char *body, size_t len)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *obj = tok ? json_tokener_parse_ex(tok, body, (int)len) : NULL;
+	int yes = obj && json_object_is_type(obj, json_type_object) &&
+		  json_object_object_get_ex(obj, "test_cases", NULL);
+	json_object_put(obj);
+	if (tok)
+		json_tokener_free(tok);
+	return yes;
 }
 
 int main(int argc, char **argv)
@@ -100,6 +117,8 @@ int main(int argc, char **argv)
 	struct answer a;
 	if (!body)
 		answer_error(&a, 500, "out of memory");
+	else if (is_evaluate(body, len))
+		engine_evaluate(&e, body, len, &a);
 	else
 		engine_run(&e, body, len, &a);
 	fwrite(a.body, 1, a.len, stdout);

@@ -1000,10 +1000,16 @@ load_one(const struct gaol_config *cfg, const char *name, struct lang *lang,
 		return -1;
 
 	/* A probe that cannot run or hangs means "not installed". */
-	if (lang_shell(lang->dir, lang->probe, SHELL_TIMEOUT_MS, false, &res,
+	if (lang_shell(lang->dir, lang->probe, SHELL_TIMEOUT_MS, true, &res,
 		       why, sizeof(why)) == 0) {
 		lang->installed = WIFEXITED(res.status) &&
 				  WEXITSTATUS(res.status) == 0;
+		/* What the probe printed names the toolchain's version: it is
+		 * part of the compile cache's key. */
+		if (asprintf(&lang->version, "%.*s%.*s", (int)res.out_len,
+			     res.out ? res.out : "", (int)res.err_len,
+			     res.err ? res.err : "") < 0)
+			lang->version = NULL;
 		lang_shell_result_free(&res);
 	}
 
@@ -1117,6 +1123,7 @@ lang_free(struct lang *lang)
 	free(lang->checker_file);
 	strv_free(lang->overlay_paths);
 	free(lang->probe);
+	free(lang->version);
 	free(lang->test_cmd);
 	free(lang->build_cmd);
 	free(lang->run_cmd);

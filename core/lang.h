@@ -25,6 +25,7 @@ struct lang {
 	char **overlay_paths;    /* NULL-terminated, absolute */
 	char *probe;             /* shell command: exit 0 when the toolchain is here */
 	bool installed;          /* probe result at start-up */
+	char *version;           /* what the probe printed (compile cache key) */
 	char *test_cmd;          /* `make -n test`, resolved; NULL if no target */
 	char *build_cmd;         /* `make -n build`, NULL if no target */
 	char *run_cmd;           /* `make -n run`, NULL if no target */

@@ -90,7 +90,7 @@ excerpt(const char *s, char *buf, size_t len)
 	memcpy(buf + n, "...", 4);
 }
 
-static int
+int
 copy_blob(struct json_object *v, struct blob *b)
 {
 	int len = json_object_get_string_len(v);
@@ -158,20 +158,18 @@ parse_fields(struct json_object *obj, long timeout_default_ms,
 	return 0;
 }
 
-int
-run_request_parse(const char *body, size_t len, long timeout_default_ms,
-		  long timeout_max_ms, struct run_request *req, char *err,
-		  size_t errlen)
+struct json_object *
+json_body_parse(const char *body, size_t len, char *err, size_t errlen)
 {
 	struct json_tokener *tok;
 	struct json_object *obj;
 	enum json_tokener_error jerr;
 	size_t end;
-	int rc;
 
-	memset(req, 0, sizeof(*req));
-	if (len > INT_MAX)
-		return fail(err, errlen, "body is too large");
+	if (len > INT_MAX) {
+		fail(err, errlen, "body is too large");
+		return NULL;
+	}
 	/* A UTF-8 byte order mark is not JSON, but harmless: skip it. */
 	if (len >= 3 && memcmp(body, "\xef\xbb\xbf", 3) == 0) {
 		body += 3;
@@ -179,10 +177,14 @@ run_request_parse(const char *body, size_t len, long timeout_default_ms,
 	}
 	for (end = 0; end < len && is_json_space(body[end]); end++)
 		;
-	if (end == len)
-		return fail(err, errlen, "body is empty");
-	if ((tok = json_tokener_new_ex(REQUEST_DEPTH_MAX)) == NULL)
-		return fail(err, errlen, "out of memory");
+	if (end == len) {
+		fail(err, errlen, "body is empty");
+		return NULL;
+	}
+	if ((tok = json_tokener_new_ex(REQUEST_DEPTH_MAX)) == NULL) {
+		fail(err, errlen, "out of memory");
+		return NULL;
+	}
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
 			       JSON_TOKENER_VALIDATE_UTF8);
 	obj = json_tokener_parse_ex(tok, body, (int)len);
@@ -196,25 +198,42 @@ run_request_parse(const char *body, size_t len, long timeout_default_ms,
 	}
 	json_tokener_free(tok);
 
-	if (jerr == json_tokener_error_parse_utf8_string)
-		return fail(err, errlen, "body is not valid UTF-8 (at byte %zu)",
-			    end);
-	if (jerr != json_tokener_success)
-		return fail(err, errlen, "body is not valid JSON: %s at byte %zu",
-			    json_tokener_error_desc(jerr), end);
+	if (jerr == json_tokener_error_parse_utf8_string) {
+		fail(err, errlen, "body is not valid UTF-8 (at byte %zu)", end);
+		return NULL;
+	}
+	if (jerr != json_tokener_success) {
+		fail(err, errlen, "body is not valid JSON: %s at byte %zu",
+		     json_tokener_error_desc(jerr), end);
+		return NULL;
+	}
 	for (; end < len; end++)
 		if (!is_json_space(body[end])) {
 			json_object_put(obj);
-			return fail(err, errlen, "body has data after the JSON "
-				    "object at byte %zu", end);
+			fail(err, errlen, "body has data after the JSON "
+			     "object at byte %zu", end);
+			return NULL;
 		}
 	if (!json_object_is_type(obj, json_type_object)) {
-		rc = fail(err, errlen, "body must be a JSON object, not %s",
-			  json_type_to_name(json_object_get_type(obj)));
+		fail(err, errlen, "body must be a JSON object, not %s",
+		     json_type_to_name(json_object_get_type(obj)));
 		json_object_put(obj);
-		return rc;
+		return NULL;
 	}
+	return obj;
+}
 
+int
+run_request_parse(const char *body, size_t len, long timeout_default_ms,
+		  long timeout_max_ms, struct run_request *req, char *err,
+		  size_t errlen)
+{
+	struct json_object *obj;
+	int rc;
+
+	memset(req, 0, sizeof(*req));
+	if ((obj = json_body_parse(body, len, err, errlen)) == NULL)
+		return -1;
 	rc = parse_fields(obj, timeout_default_ms, timeout_max_ms, req, err,
 			  errlen);
 	json_object_put(obj);

@@ -29,4 +29,13 @@ int run_request_parse(const char *body, size_t len, long timeout_default_ms,
 		      char *err, size_t errlen);
 void run_request_free(struct run_request *req);
 
+struct json_object;
+/* The shared first step of every API: body[0..len) as one JSON object
+ * (strict, depth-limited, valid UTF-8, nothing after it), or NULL with the
+ * reason in err. */
+struct json_object *json_body_parse(const char *body, size_t len, char *err,
+				    size_t errlen);
+/* A JSON string's bytes (NULs included) into a NUL-terminated copy. */
+int copy_blob(struct json_object *v, struct blob *b);
+
 #endif

@@ -273,23 +273,29 @@ static int build_env(struct slot *s, const struct gaol_config *cfg)
 }
 
 int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
-	      char *err, size_t errlen)
+	      unsigned lane, char *err, size_t errlen)
 {
 	memset(slot, 0, sizeof(*slot));
 	slot->netns_fd = -1;
 	slot->index = index;
 	slot->uid = cfg->uid_base + index;
 	slot->cfg = cfg;
-	/* A slot is named by its UID, in the state directory and the cgroup
-	 * tree alike: two services with different RUN_UID_BASE never meet. */
-	snprintf(slot->state_dir, sizeof(slot->state_dir), "%s/uid%u",
-		 cfg->state_dir, (unsigned)slot->uid);
+	/* A slot is named by its UID (and lane), in the state directory and
+	 * the cgroup tree alike: two services with different RUN_UID_BASE
+	 * never meet.  The lanes of one worker judge one request's test cases
+	 * side by side: same UID, a cgroup each. */
+	char name[32];
+	if (lane)
+		snprintf(name, sizeof(name), "uid%u-%u", (unsigned)slot->uid, lane);
+	else
+		snprintf(name, sizeof(name), "uid%u", (unsigned)slot->uid);
+	snprintf(slot->state_dir, sizeof(slot->state_dir), "%s/%s", cfg->state_dir, name);
 	if (mkdir_p(cfg->state_dir, 0711) < 0) {
 		snprintf(err, errlen, "sandbox: state dir %s errno=%d",
 			 cfg->state_dir, errno);
 		return -1;
 	}
-	if (cgroup_slot_setup(&slot->cg, slot->uid, err, errlen) < 0)
+	if (cgroup_slot_setup(&slot->cg, name, err, errlen) < 0)
 		return -1;
 	if (make_skeleton(slot, err, errlen) < 0)
 		return -1;

@@ -94,9 +94,10 @@ struct sandbox_result {
 	char fault[192];         /* "sandbox: <step> errno=N" */
 };
 
-/* Prepares slot index for this process: uid, cgroup, state directory. */
+/* Prepares slot index (lane 0, or a judging lane) for this process: uid,
+ * cgroup, state directory, network namespace, seccomp program. */
 int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
-	      char *err, size_t errlen);
+	      unsigned lane, char *err, size_t errlen);
 void slot_free(struct slot *slot);
 
 /* Runs spec in a fresh sandbox of slot.  Returns 0 when the program ran (its

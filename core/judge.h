@@ -1,0 +1,85 @@
+/*
+ * judge: POST /evaluate (SPEC sections 2 and 6).  A program is built once in
+ * its own sandbox (or found in the compile cache), then each test case runs in
+ * a fresh sandbox whose lower layers are the language directory and the
+ * build's output, a few at once on the worker's lanes.  The time limit is CPU
+ * time read from the run's cgroup; the verdict is decided on the measurement
+ * after the run.  The pure parts (request, comparison, verdict) are exposed
+ * for the unit tests.
+ */
+#ifndef GAOL_JUDGE_H
+#define GAOL_JUDGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "request.h"
+#include "sandbox.h"
+
+struct engine;
+struct answer;
+
+struct eval_test {
+	struct blob input;
+	struct blob expected;
+};
+
+struct eval_request {
+	struct blob code;
+	char *language;
+	struct eval_test *tests;
+	size_t n_tests;
+	long time_limit_ms;          /* CPU time per test; default 2000 */
+	long memory_limit_mb;        /* 0: the language's memory limit */
+	bool file_io;                /* input_mode "file" */
+	char *input_file;            /* file I/O names, plain file names */
+	char *output_file;
+};
+
+#define EVAL_TIME_LIMIT_DEFAULT_MS 2000
+#define EVAL_TIME_LIMIT_MAX_MS 60000
+#define EVAL_MEMORY_MIN_MB 8
+#define EVAL_MEMORY_MAX_MB 16384
+#define EVAL_TESTS_MAX 1000
+#define EVAL_COMPILE_TIMEOUT_MS 10000
+
+/* Parses an /evaluate body.  Returns 0, or -1 with the reason (answer 422). */
+int eval_request_parse(const char *body, size_t len, struct eval_request *r,
+		       char *err, size_t errlen);
+void eval_request_free(struct eval_request *r);
+
+/* Output compared as it streams: leading and trailing whitespace are ignored
+ * and CRLF equals LF (SPEC section 2). */
+struct compare {
+	char *expected;              /* normalised: CRLF -> LF, trimmed */
+	size_t len;
+	size_t pos;
+	bool started;                /* past the actual output's leading blanks */
+	bool pending_cr;
+	bool differs;
+};
+
+int compare_init(struct compare *c, const char *expected, size_t len);
+/* Returns 1 at the first difference (and from then on), else 0. */
+int compare_feed(struct compare *c, const char *buf, size_t len);
+/* Whether everything fed equals the expected output. */
+bool compare_finish(struct compare *c);
+void compare_free(struct compare *c);
+/* The whole comparison at once, for output files. */
+bool compare_equal(const char *expected, size_t elen, const char *actual, size_t alen);
+
+enum verdict { V_OK, V_WA, V_TLE, V_MLE, V_RE, V_OLE, V_CE, V_IE };
+
+const char *verdict_name(enum verdict v);
+/* Decided on the measurement, after the run (SPEC section 6). */
+enum verdict verdict_of(const struct sandbox_result *r, long limit_ms,
+			bool output_equal);
+/* docker-evaluator's details string: "OK (12ms)", "Runtime Error (exit code 1)". */
+void verdict_details(enum verdict v, const struct sandbox_result *r, char *out,
+		     size_t len);
+
+/* POST /evaluate with body[0..len). */
+void engine_evaluate(struct engine *e, const char *body, size_t len,
+		     struct answer *a);
+
+#endif
