@@ -139,7 +139,8 @@ MARK = "@@GAOL-RESULT@@"
 # does with sys.stdout while it imports the solution, one copy comes back.
 _EPILOGUE = """
 import json as _gj, os as _go
-_gl = ("\\n%s" + _gj.dumps(result) + "%s\\n").encode()
+_gm = %r + %r
+_gl = ("\\n" + _gm + _gj.dumps(result) + _gm + "\\n").encode()
 for _gfd in (1, 2):
     try:
         _go.write(_gfd, _gl)
@@ -147,7 +148,7 @@ for _gfd in (1, 2):
         pass
 def solution(*args):
     return None
-""" % (MARK, MARK)
+""" % (MARK[:7], MARK[7:])
 
 
 # What the snippet wrapper puts first.  langs/python's harness points fd 1 at
@@ -304,6 +305,14 @@ def mountinfo():
 
 # ---------------------------------------------------------------- the stack
 
+def _default_signals():
+    # As a terminal's foreground job gets them: a test runner started in the
+    # background (CI, nohup) inherits SIGINT ignored, and a shell cannot trap
+    # a signal that was ignored when it started.
+    for sig in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 class StackError(Exception):
     pass
 
@@ -351,7 +360,7 @@ class Stack:
         self.proc = subprocess.Popen(
             [os.path.join(REPO, "nginx", "stack.sh")], cwd=REPO, env=self.env,
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
-            start_new_session=True)
+            start_new_session=True, preexec_fn=_default_signals)
         if wait:
             self.wait_ready()
         return self

@@ -1,7 +1,9 @@
 """SPEC section 4 over HTTP: a+b in each language of `make run` (python, js,
-cpp, java), from the examples in tests/integration/examples/<slug>/, with the
-Codebattle records checked in stdout.  A language /health does not list as
-installed is skipped by name, never counted as passed."""
+cpp, java), and every example of tests/integration/examples/<slug>/<case>/
+(the request's files under the language's file names, asserts.json, and
+expect.json: what the answer must hold), with the Codebattle records checked
+in stdout.  A language /health does not list as installed is skipped by name,
+never counted as passed."""
 
 import json
 import os
@@ -12,40 +14,54 @@ import gaol_helpers as gh
 
 LANGS = ["python", "js", "cpp", "java"]
 
+# a+b for the harness languages (no checker), used when the language has no
+# example of its own: the harness calls solution(*arguments) per assert.
+BUILTIN_SUM = {
+    "python": "def solution(a, b):\n    print('adding', a, 'and', b)\n    return a + b\n",
+    "js": ("const solution = (a, b) => { console.log(`adding ${a} and ${b}`); return a + b; };\n"
+           "module.exports = solution;\n"),
+}
+SUM_ASSERTS = {"arguments": [[1, 2], [-5, 5], [4000000000, 4000000000]]}
+
 
 def manifest(slug):
     with open(os.path.join(gh.REPO, "langs", slug, "lang.json")) as f:
         return json.load(f)
 
 
-def example(slug):
-    """The /run request of examples/<slug>/: the solution and checker under
-    the language's file names, and asserts.json when there is one."""
-    d = os.path.join(gh.EXAMPLES, slug)
-    if not os.path.isdir(d):
-        pytest.fail("no example for %s in %s" % (slug, d))
+def cases():
+    out = []
+    for slug in LANGS:
+        d = os.path.join(gh.EXAMPLES, slug)
+        if os.path.isdir(d):
+            for case in sorted(os.listdir(d)):
+                if os.path.isfile(os.path.join(d, case, "expect.json")):
+                    out.append((slug, case))
+    return out
+
+
+def read(path):
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    return None
+
+
+def example(slug, case):
+    """The /run request and the expectation of examples/<slug>/<case>/."""
+    d = os.path.join(gh.EXAMPLES, slug, case)
     m = manifest(slug)
-
-    def read(name):
-        p = os.path.join(d, name)
-        if os.path.exists(p):
-            with open(p, encoding="utf-8") as f:
-                return f.read()
-        return None
-
-    payload = {"lang_slug": slug, "solution_text": read(m["solution_file"])}
-    assert payload["solution_text"] is not None, \
-        "examples/%s has no %s" % (slug, m["solution_file"])
+    payload = {"lang_slug": slug, "solution_text": read(os.path.join(d, m["solution_file"])),
+               "timeout": "60s"}
+    assert payload["solution_text"] is not None, "%s has no %s" % (d, m["solution_file"])
     if m.get("checker_file"):
-        checker = read(m["checker_file"])
+        checker = read(os.path.join(d, m["checker_file"]))
         if checker is not None:
             payload["checker_text"] = checker
-        elif m.get("checker_required"):
-            pytest.fail("examples/%s has no %s" % (slug, m["checker_file"]))
-    asserts = read("asserts.json")
+    asserts = read(os.path.join(d, "asserts.json"))
     if asserts is not None:
         payload["asserts"] = asserts
-    return payload
+    return payload, json.loads(read(os.path.join(d, "expect.json")))
 
 
 def require_installed(stack, slug):
@@ -53,55 +69,62 @@ def require_installed(stack, slug):
         pytest.skip("%s is not installed (GET /health)" % slug)
 
 
+def check_expectation(doc, expect):
+    gh.assert_run_shape(doc)
+    want = expect.get("exit_code", 0)
+    if want == "nonzero":
+        assert doc["exit_code"] not in (0, None), doc
+    else:
+        assert doc["exit_code"] == want, doc
+    assert doc["timed_out"] is False, doc
+    if "stdout" in expect:
+        assert doc["stdout"] == expect["stdout"], doc
+    for key, stream in (("stdout_contains", "stdout"), ("stderr_contains", "stderr")):
+        if key in expect:
+            assert expect[key] in doc[stream], "%s lacks %r: %r" % (stream, expect[key], doc)
+    if "records" in expect:
+        got = gh.records(doc["stdout"])
+        assert len(got) == len(expect["records"]), \
+            "records: expected %r, got %r (stdout %r)" % (expect["records"], got, doc["stdout"])
+        for g, w in zip(got, expect["records"]):
+            for k, v in w.items():
+                assert g.get(k) == v, "record %r: %s is %r, expected %r" % (g, k, g.get(k), v)
+            assert isinstance(g.get("time"), str), g
+
+
 @pytest.mark.parametrize("slug", LANGS)
 def test_a_plus_b(stack, slug):
     require_installed(stack, slug)
-    payload = example(slug)
-    payload.setdefault("timeout", "60s")
-    r = stack.run(payload, timeout=120)
-    assert r.status == 200, r
-    doc = r.json()
-    gh.assert_run_shape(doc)
-    assert doc["exit_code"] == 0, doc
-    assert doc["timed_out"] is False, doc
-    recs = gh.records(doc["stdout"])
-    assert recs, "no Codebattle records in stdout: %r" % doc
-    errors = [x for x in recs if x.get("type") in ("error", "failure")]
-    assert not errors, "error records for a correct a+b: %r" % recs
-    results = [x for x in recs if x.get("type") == "result"]
-    if "asserts" in payload:
-        args = json.loads(payload["asserts"])["arguments"]
-        assert [x.get("value") for x in results] == [sum(a) for a in args], recs
+    if os.path.isfile(os.path.join(gh.EXAMPLES, slug, "sum", "expect.json")):
+        payload, expect = example(slug, "sum")
+    elif slug in BUILTIN_SUM:
+        payload = {"lang_slug": slug, "solution_text": BUILTIN_SUM[slug],
+                   "asserts": json.dumps(SUM_ASSERTS), "timeout": "60s"}
+        expect = {"exit_code": 0, "records": [
+            {"type": "result", "value": a + b, "output": "adding %d and %d\n" % (a, b)}
+            for a, b in SUM_ASSERTS["arguments"]]}
     else:
-        assert results or any(x.get("type") == "success" for x in recs), recs
+        pytest.fail("no a+b example for %s in %s/%s/sum" % (slug, gh.EXAMPLES, slug))
+    r = stack.run(payload, timeout=120)
+    assert r.status == 200, r
+    check_expectation(r.json(), expect)
 
 
-@pytest.mark.parametrize("slug", LANGS)
-def test_wrong_answer_still_exits_0_with_records(stack, slug):
-    """Codebattle compares the values: a wrong a+b is a normal run."""
+@pytest.mark.parametrize("slug,case", cases(), ids=["%s-%s" % c for c in cases()])
+def test_example(stack, slug, case):
     require_installed(stack, slug)
-    payload = example(slug)
-    if "asserts" not in payload or slug != "python":
-        # Only the harness languages print values; checker languages judge
-        # themselves.  Kept to the one whose wrong answer is easy to write.
-        pytest.skip("wrong-answer variant written for python only")
-    payload["solution_text"] = "def solution(a, b):\n    return a - b\n"
-    r = stack.run(payload)
+    payload, expect = example(slug, case)
+    r = stack.run(payload, timeout=120)
+    assert r.status == 200, r
+    check_expectation(r.json(), expect)
+
+
+def test_python_wrong_answer_still_exits_0_with_records(stack):
+    """Codebattle compares the values itself: a wrong a+b is a normal run."""
+    r = stack.run({"lang_slug": "python", "solution_text": "def solution(a, b):\n    return a - b\n",
+                   "asserts": json.dumps(SUM_ASSERTS)})
     assert r.status == 200, r
     doc = r.json()
     assert doc["exit_code"] == 0, doc
-    args = json.loads(payload["asserts"])["arguments"]
-    results = [x.get("value") for x in gh.records(doc["stdout"]) if x.get("type") == "result"]
-    assert results == [a - b for a, b in args], doc
-
-
-@pytest.mark.parametrize("slug", ["cpp", "java"])
-def test_compile_error_is_reported_not_a_server_error(stack, slug):
-    require_installed(stack, slug)
-    payload = example(slug)
-    payload["solution_text"] = "this does not compile {"
-    r = stack.run(payload, timeout=120)
-    assert r.status == 200, r
-    doc = r.json()
-    assert doc["exit_code"] not in (0, None), doc
-    assert doc["stderr"] or doc["stdout"], doc
+    values = [x.get("value") for x in gh.records(doc["stdout"]) if x.get("type") == "result"]
+    assert values == [a - b for a, b in SUM_ASSERTS["arguments"]], doc
