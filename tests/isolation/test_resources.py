@@ -1,0 +1,173 @@
+"""SPEC section 5, limits: a fork bomb hits the pids limit, a memory bomb is
+the cgroup's own OOM kill, output is capped as it crosses, a run is stopped
+at its timeout; and what a run spent is reported honestly (seed 001)."""
+
+import errno
+
+import gaol_helpers as gh
+from gaol_isolation import SIGNAL_EXIT, py
+
+MARGIN = 2.0        # seconds an answer may take beyond a run's own timeout
+
+
+def test_fork_bomb_is_stopped_and_leaves_nothing(service):
+    run = py(service, """
+import os, time
+forks, first_error = 0, None
+while first_error is None:
+    try:
+        pid = os.fork()
+    except OSError as e:
+        first_error = e.errno
+        break
+    if pid == 0:
+        while True:                       # every child bombs on
+            try:
+                os.fork()
+            except OSError:
+                time.sleep(0.01)
+    forks += 1
+os.write(1, ("FORKBOMB forks=%d errno=%d\\n" % (forks, first_error)).encode())
+time.sleep(60)
+""", timeout="3s", http_timeout=3 + 10)
+    assert run.status == 200, run
+    assert run.elapsed < 3 + MARGIN, "answered after %.1fs" % run.elapsed
+    assert "FORKBOMB" in run.stdout, "the bomb never hit a limit: %r" % run
+    assert "errno=%d" % errno.EAGAIN in run.stdout, run
+    forks = int(run.stdout.split("forks=")[1].split()[0])
+    assert forks < 512, "more processes than the pids limit: %d" % forks
+    assert run["timed_out"] is True and run["exit_code"] is None, run
+
+
+def test_memory_bomb_is_oom_killed_quickly(service):
+    run = py(service, """
+chunks = []
+while True:
+    chunks.append(b'\\x5a' * (16 << 20))      # written, so really resident
+""", timeout="20s", http_timeout=30)
+    assert run.status == 200, run
+    assert run["oom_killed"] is True, run
+    assert run["exit_code"] == SIGNAL_EXIT["SIGKILL"], run
+    assert run["signal"] == "SIGKILL", run
+    assert run["timed_out"] is False, run
+    assert run.elapsed < 5.0, "the OOM kill took %.1fs (timeout 20s)" % run.elapsed
+    # The limit is python's mem_max (512m): the peak reached it, not more.
+    assert run["memory_peak_kb"] is not None and run["memory_peak_kb"] <= 512 * 1024 * 1.02, run
+
+
+def flood(service, fd):
+    return py(service, """
+import os
+chunk = b'%s' * 65536
+while True:
+    os.write(%d, chunk)
+""" % ("o" if fd == 1 else "e", fd), timeout="10s", http_timeout=20)
+
+
+def test_stdout_flood_answers_413_naming_stdout(service):
+    run = flood(service, 1)
+    error = gh.assert_json_error(run.resp, 413)
+    assert "stdout" in error and "stderr" not in error, error
+    assert run.elapsed < 5.0, "the flood ran for %.1fs before the answer" % run.elapsed
+
+
+def test_stderr_flood_answers_413_naming_stderr(service):
+    run = flood(service, 2)
+    error = gh.assert_json_error(run.resp, 413)
+    assert "stderr" in error and "stdout" not in error, error
+    assert run.elapsed < 5.0, "the flood ran for %.1fs before the answer" % run.elapsed
+
+
+def assert_stopped_at_timeout(run, timeout_s):
+    assert run.status == 200, run
+    assert run["timed_out"] is True, run
+    assert run["exit_code"] is None, run
+    assert run.elapsed < timeout_s + MARGIN, "answered after %.1fs" % run.elapsed
+    assert run["wall_ms"] >= timeout_s * 1000 * 0.95, run
+    assert "ALIVE-AT-END" not in run.stdout, run
+
+
+def test_busy_loop_past_the_timeout_is_stopped(service):
+    run = py(service, """
+import os, time
+os.write(1, b"STARTED\\n")
+end = time.monotonic() + 30
+while time.monotonic() < end:
+    pass
+os.write(1, b"ALIVE-AT-END\\n")
+""", timeout="2s", http_timeout=20)
+    assert_stopped_at_timeout(run, 2)
+    assert "STARTED" in run.stdout, run
+    assert run["cpu_ms"] is not None and run["cpu_ms"] >= 1000, \
+        "a busy loop of ~2s reported cpu_ms %r" % run["cpu_ms"]
+
+
+def test_sleep_past_the_timeout_is_stopped(service):
+    run = py(service, """
+import os, time
+os.write(1, b"STARTED\\n")
+time.sleep(30)
+os.write(1, b"ALIVE-AT-END\\n")
+""", timeout="2s", http_timeout=20)
+    assert_stopped_at_timeout(run, 2)
+    assert "STARTED" in run.stdout, run
+    assert run["cpu_ms"] is not None and run["cpu_ms"] < 500, run
+
+
+def test_memory_peak_is_honest_for_100_mb_touched(service):
+    run = py(service, """
+import os, time
+block = b'\\x33' * (100 << 20)              # 100 MiB, every page written
+time.sleep(0.2)
+result = len(block)
+""", timeout="10s")
+    assert run.status == 200 and run.reported, run
+    assert run.result == 100 << 20, run
+    peak = run["memory_peak_kb"]
+    assert peak is not None, run
+    assert abs(peak - 102400) <= 10240, \
+        "memory_peak_kb %d is not within 10%% of 102400" % peak
+
+
+def test_cpu_time_is_honest_for_half_a_second_of_work(service):
+    run = py(service, """
+import time
+t0 = time.process_time()
+n = 0
+while time.process_time() - t0 < 0.5:
+    n += 1
+result = time.process_time() - t0
+""", timeout="10s")
+    assert run.status == 200 and run.reported, run
+    assert run.result >= 0.5, run
+    cpu = run["cpu_ms"]
+    assert cpu is not None, run
+    assert abs(cpu - 500) <= 100, "cpu_ms %d is not within 20%% of 500" % cpu
+    assert run["wall_ms"] >= 500, run
+
+
+def test_memory_and_cpu_of_children_are_counted(service):
+    # What the payload's children spend is the run's too: two processes,
+    # each touching 40 MiB and working 0.3 s of CPU.
+    run = py(service, """
+import os, time
+def work():
+    block = b'\\x44' * (40 << 20)
+    t0 = time.process_time()
+    while time.process_time() - t0 < 0.3:
+        pass
+    time.sleep(0.3)
+    return len(block)
+kids = []
+for _ in range(2):
+    pid = os.fork()
+    if pid == 0:
+        work()
+        os._exit(0)
+    kids.append(pid)
+result = [os.waitpid(k, 0)[1] for k in kids]
+""", timeout="10s")
+    assert run.status == 200 and run.reported, run
+    assert run.result == [0, 0], run
+    assert run["memory_peak_kb"] >= 80 * 1024, run
+    assert run["cpu_ms"] >= 550, run

@@ -1,0 +1,156 @@
+"""SPEC section 5, seccomp: escape and kernel-manipulation calls kill the
+process (SIGSYS, exit_code 159); namespace creation answers EPERM and the
+program carries on; clone3 answers ENOSYS; io_uring answers EPERM; x32
+numbers and other ABIs are killed.  Raw calls go through ctypes' syscall()."""
+
+import errno
+
+from gaol_isolation import SYSCALL, assert_killed_by_sigsys, py
+
+# x86_64 numbers
+NR = {
+    "ptrace": 101, "mount": 165, "setns": 308, "keyctl": 250, "bpf": 321,
+    "unshare": 272, "clone": 56, "clone3": 435, "io_uring_setup": 425,
+    "getpid": 39,
+}
+PTRACE_TRACEME, PTRACE_ATTACH = 0, 16
+X32_SYSCALL_BIT = 0x40000000
+CLONE_NEW = {
+    "CLONE_NEWNS": 0x00020000, "CLONE_NEWCGROUP": 0x02000000, "CLONE_NEWUTS": 0x04000000,
+    "CLONE_NEWIPC": 0x08000000, "CLONE_NEWUSER": 0x10000000, "CLONE_NEWPID": 0x20000000,
+    "CLONE_NEWNET": 0x40000000, "CLONE_NEWTIME": 0x00000080,
+}
+SIGCHLD = 17
+
+
+def killed_call(service, call):
+    """Says BEFORE, makes `call` (python using syscall()), says AFTER."""
+    return py(service, SYSCALL + """
+say("BEFORE")
+r = %s
+say("AFTER %%r" %% (r,))
+result = r
+""" % call)
+
+
+def test_ptrace_traceme_kills_the_process(service):
+    run = killed_call(service, "syscall(%d, %d, 0, 0, 0)" % (NR["ptrace"], PTRACE_TRACEME))
+    assert_killed_by_sigsys(run)
+
+
+def test_ptrace_attach_to_a_child_kills_the_process(service):
+    run = py(service, SYSCALL + """
+import time
+child = os.fork()
+if child == 0:
+    time.sleep(30)
+    os._exit(0)
+say("BEFORE")
+r = syscall(%d, %d, child, 0, 0)
+say("AFTER %%r" %% (r,))
+result = r
+""" % (NR["ptrace"], PTRACE_ATTACH))
+    assert_killed_by_sigsys(run)
+
+
+def test_mount_kills_the_process(service):
+    run = killed_call(service, 'syscall(%d, b"none", b"/tmp", b"tmpfs", 0, None)' % NR["mount"])
+    assert_killed_by_sigsys(run)
+
+
+def test_setns_kills_the_process(service):
+    run = killed_call(service, "syscall(%d, os.open('/proc/self/ns/uts', os.O_RDONLY), 0)"
+                      % NR["setns"])
+    assert_killed_by_sigsys(run)
+
+
+def test_keyctl_kills_the_process(service):
+    # KEYCTL_GET_KEYRING_ID (0) of KEY_SPEC_SESSION_KEYRING (-3)
+    run = killed_call(service, "syscall(%d, 0, -3, 0)" % NR["keyctl"])
+    assert_killed_by_sigsys(run)
+
+
+def test_bpf_kills_the_process(service):
+    run = killed_call(service, "syscall(%d, 0, None, 0)" % NR["bpf"])
+    assert_killed_by_sigsys(run)
+
+
+def test_x32_syscall_kills_the_process(service):
+    run = killed_call(service, "syscall(%d)" % (NR["getpid"] | X32_SYSCALL_BIT))
+    assert_killed_by_sigsys(run)
+
+
+def test_i386_abi_kills_the_process(service):
+    # getpid through int 0x80 (the i386 ABI, which this host's kernel serves:
+    # the same code returns the pid on the host), from an executable page.
+    run = py(service, SYSCALL + """
+import mmap
+page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+page.write(b"\\xb8\\x14\\x00\\x00\\x00\\xcd\\x80\\xc3")   # mov eax, 20; int 0x80; ret
+fn = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(page)))
+say("BEFORE")
+r = fn()
+say("AFTER %r" % (r,))
+result = r
+""")
+    assert_killed_by_sigsys(run)
+
+
+def test_unshare_of_any_namespace_is_refused_with_eperm_and_the_program_continues(service):
+    run = py(service, SYSCALL + """
+result = {}
+for name, flag in %r.items():
+    result[name] = syscall(%d, flag)
+say("CONTINUED")
+""" % (CLONE_NEW, NR["unshare"]))
+    assert run.status == 200 and run.reported, run
+    assert "CONTINUED" in run.stdout, run
+    assert run["exit_code"] == 0, run
+    for name in CLONE_NEW:
+        assert run.result[name] == [-1, errno.EPERM], \
+            "unshare(%s) answered %r, expected -1 EPERM" % (name, run.result[name])
+
+
+def test_clone_with_a_new_namespace_is_refused_with_eperm(service):
+    flags = {k: v for k, v in CLONE_NEW.items() if k != "CLONE_NEWTIME"}
+    run = py(service, SYSCALL + """
+result = {}
+for name, flag in %r.items():
+    r = syscall(%d, flag | %d, 0, 0, 0, 0)
+    if r[0] == 0:
+        os._exit(0)                     # the child, had the clone worked
+    if r[0] > 0:
+        os.waitpid(r[0], 0)
+    result[name] = r
+say("CONTINUED")
+""" % (flags, NR["clone"], SIGCHLD))
+    assert run.status == 200 and run.reported, run
+    assert "CONTINUED" in run.stdout, run
+    for name in flags:
+        assert run.result[name] == [-1, errno.EPERM], \
+            "clone(%s) answered %r, expected -1 EPERM" % (name, run.result[name])
+
+
+def test_clone3_is_refused_with_enosys(service):
+    run = py(service, SYSCALL + """
+args = ctypes.create_string_buffer(88)      # struct clone_args, all zero: a fork
+r = syscall(%d, args, 88)
+if r[0] == 0:
+    os._exit(0)
+result = r
+say("CONTINUED")
+""" % NR["clone3"])
+    assert run.status == 200 and run.reported, run
+    assert run.result == [-1, errno.ENOSYS], run
+    assert "CONTINUED" in run.stdout and run["exit_code"] == 0, run
+
+
+def test_io_uring_setup_is_refused_with_eperm(service):
+    run = py(service, SYSCALL + """
+params = ctypes.create_string_buffer(120)   # struct io_uring_params
+result = syscall(%d, 8, params)
+say("CONTINUED")
+""" % NR["io_uring_setup"])
+    assert run.status == 200 and run.reported, run
+    assert run.result == [-1, errno.EPERM], run
+    assert "CONTINUED" in run.stdout and run["exit_code"] == 0, run
