@@ -1,0 +1,4 @@
+def solution(a, b)
+  puts "adding #{a} and #{b}"
+  a + b
+end
