@@ -1,0 +1,6 @@
+<?php
+
+function solution(int $a, int $b)
+{
+    return $a + $b   // missing semicolon
+}

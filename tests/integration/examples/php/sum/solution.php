@@ -1,0 +1,7 @@
+<?php
+
+function solution(int $a, int $b)
+{
+    echo "adding $a and $b\n";
+    return $a + $b;
+}
