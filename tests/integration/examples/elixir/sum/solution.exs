@@ -1,0 +1,6 @@
+defmodule Solution do
+  def solution(a, b) do
+    IO.puts("adding #{a} and #{b}")
+    a + b
+  end
+end
