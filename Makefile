@@ -66,7 +66,7 @@ $(BUILD)/gaol-fcgi: $(FCGI_OBJ) $(BUILD)/libgaol.a
 $(BUILD)/gaol-run: $(BUILD)/core/gaol-run.o $(BUILD)/libgaol.a
 	$(CC) $(LDHARDEN) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
 
-$(BUILD)/unit-tests: $(UNIT_SRC) $(BUILD)/libgaol.a
+$(BUILD)/unit-tests: $(UNIT_SRC) tests/unit/suites.h $(BUILD)/libgaol.a
 	$(CC) $(ALL_CFLAGS) $(LDHARDEN) $(LDFLAGS) -o $@ $(UNIT_SRC) $(BUILD)/libgaol.a \
 	      $(shell pkg-config --cflags --libs check) $(ALL_LDLIBS)
 

@@ -13,6 +13,8 @@ static Suite *(*const suites[])(void) = {
 	request_suite,
 	config_suite,
 	lang_suite,
+	judge_suite,
+	cgroup_suite,
 };
 
 int

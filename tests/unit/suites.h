@@ -11,5 +11,7 @@ Suite *utf8_suite(void);
 Suite *request_suite(void);
 Suite *config_suite(void);
 Suite *lang_suite(void);
+Suite *judge_suite(void);
+Suite *cgroup_suite(void);
 
 #endif

@@ -500,10 +500,11 @@ START_TEST(langs_load_probes_with_a_fixed_environment)
 		       " [ \"$LANG\" = C.UTF-8 ] &&"
 		       " [ -z \"${GAOL_UNIT_SECRET+set}\" ] &&"
 		       " [ \"$(readlink /proc/$$/fd/0)\" = /dev/null ] &&"
-		       " [ \"$(readlink /proc/$$/fd/1)\" = /dev/null ] &&"
-		       " [ \"$(readlink /proc/$$/fd/2)\" = /dev/null ]");
+		       " echo toolchain 1.2");
 	loads();
 	ck_assert(find("alpha")->installed);
+	/* What the probe prints names the version, for the compile cache. */
+	ck_assert_str_eq(find("alpha")->version, "toolchain 1.2\n");
 }
 END_TEST
 
