@@ -1,0 +1,5 @@
+function solution(a: number, b: number): number {
+  return a + ;
+}
+
+export default solution;
