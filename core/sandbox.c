@@ -513,6 +513,36 @@ static void build_proc(const struct plan *p, const char *proc)
 	}
 }
 
+/* RUN_OVERLAY_PATHS: toolchain caches (Go's, Cargo's) that must be written
+ * at run time.  Each is the read-only lower layer of a private overlay whose
+ * writes land in the run's scratch tmpfs: pre-warmed for every run,
+ * poisonable by none.  A path missing on the host is skipped. */
+static void build_cache_overlays(const struct plan *p, const char *root,
+				 const char *scratch)
+{
+	char **paths = p->spec->lang->overlay_paths;
+	uid_t uid = p->slot->uid;
+	for (size_t i = 0; paths && paths[i]; i++) {
+		struct stat st;
+		char target[PATH_MAX], up[PATH_MAX], work[PATH_MAX], opts[3 * PATH_MAX];
+		if (stat(paths[i], &st) < 0 || !S_ISDIR(st.st_mode) || strpbrk(paths[i], ",:"))
+			continue;
+		snprintf(target, sizeof(target), "%s%s", root, paths[i]);
+		/* Outside the allowlisted binds the mount point is made in the
+		 * skeleton, once. */
+		if (access(target, F_OK) < 0 && mkdir_p(target, 0755) < 0)
+			fault(p, "cache overlay mount point");
+		snprintf(up, sizeof(up), "%s/cache%zu", scratch, i);
+		snprintf(work, sizeof(work), "%s/cache%zu.work", scratch, i);
+		if (mkdir(up, 0755) < 0 || chown(up, uid, uid) < 0 || mkdir(work, 0700) < 0)
+			fault(p, "cache overlay layers");
+		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
+			 paths[i], up, work);
+		mount_or_fault(p, "overlay", target, "overlay", MS_NOSUID | MS_NODEV,
+			       opts, "mount cache overlay");
+	}
+}
+
 /* The run's mount view (SPEC section 5), then pivot_root into it. */
 static int build_root(const struct plan *p)
 {
@@ -550,6 +580,7 @@ static int build_root(const struct plan *p)
 	pathcat(path, sizeof(path), root, "/sandbox");
 	mount_or_fault(p, "overlay", path, "overlay", MS_NOSUID | MS_NODEV,
 		       p->overlay_opts, "mount /sandbox overlay");
+	build_cache_overlays(p, root, scratch);
 	char tmp[PATH_MAX];
 	pathcat(tmp, sizeof(tmp), scratch, "/tmp");
 	pathcat(path, sizeof(path), root, "/tmp");
