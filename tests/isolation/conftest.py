@@ -4,7 +4,7 @@ Every test sends a real hostile program through POST /run and asserts two
 things (seed 001): the program was stopped the expected way, and the host is
 unchanged afterwards.  The second half is the autouse fixture `host_unchanged`
 (a snapshot taken before each test) and the check made right after the test's
-body (pytest_runtest_makereport below), which fails the test on any of:
+body (pytest_runtest_makereport below), which fails the test unless:
 
 - no process of a slot UID is left, right after the answer;
 - the slot cgroups hold no process;
@@ -12,6 +12,7 @@ body (pytest_runtest_makereport below), which fails the test on any of:
 - no file appeared in the host's /tmp, /var/tmp or /dev/shm that a payload
   made (owned by a slot UID, or named with the test's token: the machine is
   shared, so root's files coming and going there are not evidence);
+- nothing a run wrote is in the service's state directory (slot uid*/);
 - the service's langs/python on the host (the lower layer of /sandbox; a
   private copy made for the session, see gaol_isolation.LangsCopy) is
   byte-for-byte the same;
@@ -83,6 +84,13 @@ class HostSnapshot:
         owned = sorted(p for p, (uid, _) in files.items() if uid in slot_uids)
         if owned:
             out.append("host files owned by a slot UID: %r" % owned)
+        # The service's own state may change, but what a run wrote (through
+        # its scratch tmpfs, mounted there in the run's namespace) is not in it.
+        state = gi.file_tree(gi.slot_state_dirs(svc.uid_lo, svc.uid_hi))
+        kept = sorted(p for p, (uid, _) in state.items()
+                      if uid in slot_uids or token in p or "/scratch/" in p)
+        if kept:
+            out.append("a run's files are in the service's state dir: %r" % kept)
         added, removed, changed = gi.diff_trees(self.langs, gi.digest_tree(svc.langs.python))
         if added or removed or changed:
             out.append("the service's langs/python (%s) changed on the host: added %r, "

@@ -35,6 +35,7 @@ STACK_ENV = {
 
 # Directories on the host where a payload that got out would leave files.
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+STATE_DIR = os.environ.get("GAOL_STATE_DIR", "/run/gaol")
 LANGS_SOURCE = os.path.join(gh.REPO, "langs")
 LANGS = ("python",)
 
@@ -249,6 +250,14 @@ def assert_killed_by_sigsys(run, before="BEFORE", after="AFTER"):
 
 
 # ---------------------------------------------------------------- the host
+
+def slot_state_dirs(uid_lo, uid_hi):
+    """The service's own state of our slots (skeleton root, identity files,
+    the mount point of each run's scratch tmpfs), as the host sees it."""
+    return [d for d in glob.glob(os.path.join(STATE_DIR, "uid*"))
+            if os.path.basename(d)[3:].split("-")[0].isdigit()
+            and uid_lo <= int(os.path.basename(d)[3:].split("-")[0]) < uid_hi]
+
 
 def slot_cgroup_dirs(uid_lo, uid_hi):
     """The slot cgroups of our UIDs, on every hierarchy (v1) or the unified one."""

@@ -4,6 +4,7 @@ only traffic these tests send outside 127.0.0.1 is the host-address attempt,
 which targets this machine and must fail anyway.)"""
 
 import errno
+import socket
 
 import gaol_helpers as gh
 from gaol_isolation import py
@@ -60,3 +61,40 @@ with open('/proc/net/route') as f:
     assert run.status == 200 and run.reported, run
     assert run.result["interfaces"] == ["lo"], run.result
     assert run.result["routes"] == [], run.result
+
+
+def test_host_unix_sockets_are_out_of_reach(service, token):
+    # The host's abstract sockets live in the host's network namespace; the
+    # pool's FastCGI socket is a path outside the run's root.
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind("\0" + token)
+    listener.listen(1)
+    try:
+        fcgi = sorted(getattr(service, "stack", None) and service.stack.socket_paths() or [])
+        run = py(service, """
+import socket
+result = {}
+for name, addr in %r:
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(2)
+    try:
+        s.connect(addr)
+        result[name] = "connected"
+    except OSError as e:
+        result[name] = e.errno
+""" % ([("abstract", "\0" + token)] + [(p, p) for p in fcgi],))
+        listener.setblocking(False)
+        try:
+            conn, _ = listener.accept()
+            conn.close()
+            accepted = True
+        except BlockingIOError:
+            accepted = False
+    finally:
+        listener.close()
+    assert run.status == 200 and run.reported, run
+    assert not accepted, "a payload connected to the host's abstract socket"
+    assert run.result["abstract"] == errno.ECONNREFUSED, run.result
+    assert fcgi or service.via != "http", "the pool's FastCGI socket was not found"
+    for path in fcgi:
+        assert run.result[path] == errno.ENOENT, "%s: %r" % (path, run.result[path])

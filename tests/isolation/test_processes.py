@@ -2,6 +2,7 @@
 it dies everything inside dies, so nothing outlives its run; signals from
 inside reach nothing outside; concurrent runs cannot see each other."""
 
+import errno
 import os
 import subprocess
 import threading
@@ -97,6 +98,56 @@ os.write(1, b"STILL HERE\\n")
     assert "STILL HERE" in run.stdout, run
     assert run.result == {"kill": "sent", "child": 9}, \
         "kill(-1) did not work inside the run: %r" % run.result
+
+
+def test_init_of_the_run_cannot_be_signalled_from_inside(service):
+    run = py(service, """
+import os, signal
+result = {"ppid": os.getppid()}
+for sig in (signal.SIGKILL, signal.SIGTERM, signal.SIGSTOP):
+    try:
+        os.kill(1, sig)
+        result[sig.name] = "sent"
+    except OSError as e:
+        result[sig.name] = e.errno
+os.write(1, b"STILL HERE\\n")
+""")
+    assert run.status == 200 and run.reported, run
+    for sig in ("SIGKILL", "SIGTERM", "SIGSTOP"):
+        assert run.result[sig] == errno.EPERM, "kill(1, %s): %r" % (sig, run.result[sig])
+    assert "STILL HERE" in run.stdout and run["exit_code"] == 0, run
+
+
+def test_fork_bomb_does_not_starve_a_concurrent_run(service):
+    bomb = {}
+
+    def bomber():
+        bomb["run"] = py(service, """
+import os, time
+while True:
+    try:
+        os.fork()
+    except OSError:
+        pass
+""", timeout="4s", http_timeout=15)
+
+    thread = threading.Thread(target=bomber)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and \
+                len(gh.processes_of_uids(service.uid_lo, service.uid_hi)) < 100:
+            time.sleep(0.05)
+        crowded = len(gh.processes_of_uids(service.uid_lo, service.uid_hi))
+        t0 = time.monotonic()
+        other = py(service, "result = sum(range(1000))", timeout="5s")
+        took = time.monotonic() - t0
+    finally:
+        thread.join(20)
+    assert crowded >= 100, "the bomb never got going (%d processes)" % crowded
+    assert other.status == 200 and other.reported and other.result == 499500, other
+    assert took < 3.0, "a concurrent run took %.1fs beside a fork bomb" % took
+    assert bomb["run"].status == 200 and bomb["run"]["timed_out"], bomb["run"]
 
 
 def test_concurrent_runs_cannot_see_each_other(service, token):
