@@ -140,6 +140,20 @@ static bool accept_error_is_transient(int err)
 	}
 }
 
+/* Whatever started gaol-fcgi may have left signals ignored (a shell ignores
+ * SIGINT and SIGQUIT in its background jobs, systemd ignores SIGPIPE), and
+ * SIG_IGN survives execve: the programs the engine runs would inherit it. */
+static void unignore_signals(void)
+{
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa;
+
+		if (sig != SIGKILL && sig != SIGSTOP &&
+		    sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			signal(sig, SIG_DFL);
+	}
+}
+
 int worker_main(unsigned slot, int listen_fd, int stop_fd)
 {
 	int code = WORKER_EXIT_STOPPED;
@@ -147,6 +161,7 @@ int worker_main(unsigned slot, int listen_fd, int stop_fd)
 	FCGX_Request req;
 	char err[512];
 
+	unignore_signals();
 	if (install(SIGTERM, on_stop_signal) < 0 ||
 	    install(SIGINT, on_stop_signal) < 0 ||
 	    install(SIGPIPE, on_sigpipe) < 0) {
