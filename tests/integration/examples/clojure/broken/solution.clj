@@ -1,0 +1,2 @@
+(defn solution [a b]
+  (+ a b)

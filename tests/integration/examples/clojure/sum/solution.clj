@@ -1,0 +1,3 @@
+(defn solution [a b]
+  (println "adding" a "and" b)
+  (+ a b))
