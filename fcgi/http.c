@@ -29,6 +29,7 @@
 #include <strings.h>
 
 #include "http.h"
+#include "judge.h"
 
 typedef enum http_after handler_fn(struct engine *e, const char *body,
 				   size_t len, struct answer *a);
@@ -41,7 +42,7 @@ struct route {
 	bool (*enabled)(const struct gaol_config *cfg);  /* NULL: always */
 };
 
-static handler_fn handle_health, handle_run, handle_shutdown;
+static handler_fn handle_health, handle_run, handle_evaluate, handle_shutdown;
 
 static bool shutdown_allowed(const struct gaol_config *cfg)
 {
@@ -52,8 +53,8 @@ static const struct route routes[] = {
 	{ "/",         "GET",  false, handle_health,   NULL },
 	{ "/health",   "GET",  false, handle_health,   NULL },
 	{ "/run",      "POST", true,  handle_run,      NULL },
+	{ "/evaluate", "POST", true,  handle_evaluate, NULL },
 	{ "/shutdown", "POST", false, handle_shutdown, shutdown_allowed },
-	/* POST /evaluate joins this table when the engine has an entry for it. */
 };
 
 static const struct {
@@ -253,6 +254,13 @@ static enum http_after handle_run(struct engine *e, const char *body,
 				  size_t len, struct answer *a)
 {
 	engine_run(e, body, len, a);
+	return HTTP_AFTER_NOTHING;
+}
+
+static enum http_after handle_evaluate(struct engine *e, const char *body,
+				       size_t len, struct answer *a)
+{
+	engine_evaluate(e, body, len, a);
 	return HTTP_AFTER_NOTHING;
 }
 

@@ -179,10 +179,22 @@ http_health() {
 		[[ $line == "HTTP/1."?" 200 "* ]]' health "$PORT" 2>/dev/null
 }
 
+# Sockets of stacks that were killed (SIGKILL leaves no chance to clean up):
+# the files under $RUN_DIR that no process listens on (/proc/net/unix lists
+# listening sockets with flag __SO_ACCEPTCON, 00010000).
+remove_stale_sockets() {
+	local listening f
+	listening=$(awk '$4 == "00010000" && $8 != "" { print $8 }' /proc/net/unix)
+	for f in "$RUN_DIR"/gaol-*.sock; do
+		[ -S "$f" ] || continue
+		grep -qxF "$f" <<< "$listening" || rm -f "$f"
+	done
+}
+
 start() {
-	# A socket left by a stack that was killed: nobody listens on it, or
-	# the port check would have failed (the socket is named by the port).
-	rm -f "$SOCK"
+	# Ours included: nobody listens on it, or the port check would have
+	# failed (the socket is named by the port).
+	remove_stale_sockets
 	setsid spawn-fcgi -n -s "$SOCK" -M 0660 "${SPAWN_OWNER[@]}" -- "$BIN" &
 	FCGI_PID=$!
 	for _ in $(seq 50); do
