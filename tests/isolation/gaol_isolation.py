@@ -88,9 +88,10 @@ class HttpService:
 
     def stop(self):
         try:
-            self.stack.stop_clean()
+            self.stack.stop_clean()      # its log is in the failure, if any
         finally:
             self.langs.remove()
+            shutil.rmtree(self.stack.workdir, ignore_errors=True)
 
     def run(self, payload, http_timeout=60.0):
         return gh.post_run(self.port, payload, timeout=http_timeout)

@@ -7,6 +7,7 @@ import errno
 import socket
 
 import gaol_helpers as gh
+import gaol_isolation as gi
 from gaol_isolation import py
 
 CONNECT = """
@@ -98,3 +99,58 @@ for name, addr in %r:
     assert fcgi or service.via != "http", "the pool's FastCGI socket was not found"
     for path in fcgi:
         assert run.result[path] == errno.ENOENT, "%s: %r" % (path, run.result[path])
+
+
+def test_network_state_of_a_run_does_not_survive_into_the_next_run(service, token):
+    # A run's sockets die with it, but not everything it did to its network
+    # namespace does: a connection it closed first lingers in TIME_WAIT for a
+    # minute, and loopback counts the bytes it carried.  The next run of the
+    # same slot must find neither (a fresh namespace would show no socket
+    # and zero counters).
+    port = 20000 + int(token[-6:], 16) % 20000
+    sent = 1 << 20
+    first = py(service, """
+import os, socket
+l = socket.socket()
+l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(('127.0.0.1', %d))
+l.listen(1)
+c = socket.create_connection(l.getsockname())
+a, _ = l.accept()
+c.sendall(b'x' * %d)
+got = 0
+while got < %d:
+    got += len(a.recv(1 << 16))
+c.close()                                  # the active close: TIME_WAIT
+a.close()
+result = {"uid": os.getuid()}
+""" % (port, sent, sent))
+    assert first.status == 200 and first.reported, first
+    needle = ":%04X " % port
+    problems = []
+    same_slot = 0
+    for _ in range(4 * gi.CONCURRENCY):
+        later = py(service, """
+import os
+result = {"uid": os.getuid(), "tcp": []}
+for name in ('/proc/net/tcp', '/proc/net/tcp6'):
+    with open(name) as f:
+        result["tcp"] += [l.strip() for l in f.readlines()[1:] if %r in l]
+with open('/proc/net/dev') as f:
+    for line in f:
+        if line.strip().startswith('lo:'):
+            result["lo_rx_bytes"] = int(line.split(':')[1].split()[0])
+""" % needle)
+        assert later.status == 200 and later.reported, later
+        if later.result["uid"] != first.result["uid"]:
+            continue
+        same_slot += 1
+        if later.result["tcp"]:
+            problems.append("the first run's connection, still in the kernel: %r" % later.result["tcp"])
+        if later.result["lo_rx_bytes"] >= sent:
+            problems.append("loopback has already carried %d bytes when the run starts"
+                            % later.result["lo_rx_bytes"])
+        break
+    assert same_slot, "no later run landed on the first run's slot"
+    assert not problems, "a later run of the same slot sees the first run's network state:\n" + \
+        "\n".join(problems)

@@ -5,6 +5,7 @@ at its timeout; and what a run spent is reported honestly (seed 001)."""
 import errno
 
 import gaol_helpers as gh
+import gaol_isolation as gi
 from gaol_isolation import SIGNAL_EXIT, py
 
 MARGIN = 2.0        # seconds an answer may take beyond a run's own timeout
@@ -171,3 +172,50 @@ result = [os.waitpid(k, 0)[1] for k in kids]
     assert run.result == [0, 0], run
     assert run["memory_peak_kb"] >= 80 * 1024, run
     assert run["cpu_ms"] >= 550, run
+
+
+def test_memory_peak_is_honest_in_a_slot_where_an_earlier_run_left_page_cache(service):
+    # Runs share their slot's cgroup, one after the other.  What an earlier
+    # run left charged there (the page cache of the files it read: a
+    # compiler's headers, a runtime's libraries) is not the next run's, and
+    # must not be taken off it either: a program that touches 400 MiB reports
+    # about 400 MiB, whatever ran in the slot before.
+    reader = py(service, """
+import os
+total = 0
+for top in ('/usr/lib', '/usr/share'):
+    for dirpath, dirnames, filenames in os.walk(top):
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path) or total > (320 << 20):
+                continue
+            try:
+                with open(path, 'rb') as f:
+                    os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+                    while True:                 # read afresh: charged to this run
+                        chunk = f.read(1 << 20)
+                        if not chunk:
+                            break
+                        total += len(chunk)
+            except OSError:
+                pass
+result = {"read": total, "uid": os.getuid()}
+""", timeout="30s", http_timeout=60)
+    assert reader.status == 200 and reader.reported, reader
+    left = gi.slot_memory_usage(service.uid_lo, service.uid_hi)
+    for _ in range(4 * gi.CONCURRENCY):
+        run = py(service, """
+import os
+block = b'\\x33' * (400 << 20)              # every page written
+result = {"uid": os.getuid()}
+""", timeout="30s", http_timeout=60)
+        assert run.status == 200 and run.reported, run
+        if run.result["uid"] == reader.result["uid"]:
+            break
+    else:
+        raise AssertionError("no run landed on the reader's slot")
+    peak = run["memory_peak_kb"]
+    assert peak is not None and abs(peak - 409600) <= 40960, \
+        "memory_peak_kb %r for 400 MiB touched (expected within 10%% of 409600) after an " \
+        "earlier run read %d MiB in the slot (slot cgroup usage then: %r)" \
+        % (peak, reader.result["read"] >> 20, left)
