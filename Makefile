@@ -53,7 +53,7 @@ prepare:
 	  else echo "prepare: $$l skipped (see $(BUILD)/prepare-$$l.log)"; fi; \
 	done
 
-$(BUILD)/%.o: %.c $(wildcard core/*.h)
+$(BUILD)/%.o: %.c $(wildcard core/*.h fcgi/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
