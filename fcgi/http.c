@@ -22,6 +22,7 @@
  *   JSON document, and saying so helps more than "unparseable JSON".
  */
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
