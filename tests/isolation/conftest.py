@@ -23,6 +23,7 @@ The stack is gaol_helpers.Stack (tests/integration), reused as it is.
 """
 
 import os
+import signal
 import sys
 import uuid
 
@@ -114,7 +115,6 @@ class HostSnapshot:
 def cleanup(service):
     """After a failed check, so one failure does not cascade into the next
     test's: nothing of a slot UID stays alive."""
-    import signal
     for pid in gh.processes_of_uids(service.uid_lo, service.uid_hi):
         try:
             os.kill(pid, signal.SIGKILL)

@@ -11,7 +11,6 @@ runs.
 import glob
 import json
 import os
-import pwd
 import shutil
 import signal
 import subprocess
@@ -365,10 +364,3 @@ def run_as(uid, argv):
     return subprocess.Popen(argv, preexec_fn=drop, start_new_session=True,
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
-
-
-def uid_name(uid):
-    try:
-        return pwd.getpwuid(uid).pw_name
-    except KeyError:
-        return str(uid)

@@ -222,9 +222,18 @@ for path in ('/etc/gaol', '/etc/default/gaol'):
         assert r[path] in ("", errno.ENOENT), "%s is readable: %r" % (path, r[path])
 
 
-def test_cgroup_view_is_read_only(service):
+def test_cgroup_view_is_read_only_and_rooted_at_the_run(service):
     run = py(service, """
-import glob
+import glob, os
+view = {}
+for dirpath, dirnames, filenames in os.walk('/sys/fs/cgroup'):
+    view[dirpath] = sorted(dirnames)
+limits = {}
+for path in glob.glob('/sys/fs/cgroup/*/memory.limit_in_bytes') + glob.glob('/sys/fs/cgroup/memory.max'):
+    with open(path) as f:
+        limits[path] = f.read().strip()
+with open('/proc/self/cgroup') as f:
+    own = f.read().split()
 result = {}
 for path in sorted(glob.glob('/sys/fs/cgroup/*/memory.limit_in_bytes') +
                    glob.glob('/sys/fs/cgroup/*/pids.max') +
@@ -236,8 +245,17 @@ for path in sorted(glob.glob('/sys/fs/cgroup/*/memory.limit_in_bytes') +
         result[path] = "written"
     except OSError as e:
         result[path] = e.errno
+result = {"writes": result, "view": view, "limits": limits, "own": own}
 """)
     assert run.status == 200 and run.reported, run
-    assert run.result, "no cgroup files are visible at /sys/fs/cgroup"
-    for path, outcome in run.result.items():
+    r = run.result
+    # Rooted at the slot: no other slot, no other cgroup of the host.
+    subdirs = {d: sub for d, sub in r["view"].items()
+               if sub and not d.rstrip('/').endswith('/sys/fs/cgroup')}
+    assert not subdirs, "cgroups beyond the run's own are visible: %r" % subdirs
+    assert all(line.endswith(":/") for line in r["own"]), r["own"]
+    # ... showing the run's own limit (python's mem_max, 512m).
+    assert r["limits"] and set(r["limits"].values()) == {str(512 << 20)}, r["limits"]
+    assert r["writes"], "no cgroup files are visible at /sys/fs/cgroup"
+    for path, outcome in r["writes"].items():
         assert outcome in (errno.EROFS, errno.EACCES), "%s: %r" % (path, outcome)
