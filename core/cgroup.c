@@ -521,6 +521,7 @@ void cgroup_slot_close(struct slot_cgroup *cg)
 		 * process stays, for the next start-up's sweep. */
 		if (cg->path[i][0])
 			rmdir(cg->path[i]);
+		cg->path[i][0] = 0;
 		if (fd >= 0) {
 			close(fd);
 			for (int j = i; j < CG_MAX_CONTROLLERS; j++)

@@ -81,11 +81,17 @@ int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen)
 	return engine_take_slot(e, slot_index, err, errlen);
 }
 
-void engine_free(struct engine *e)
+void engine_release_slot(struct engine *e)
 {
 	for (unsigned k = 0; k < e->n_lanes; k++)
 		slot_free(&e->lanes[k]);
+	e->n_lanes = 0;
 	slot_free(&e->slot);
+}
+
+void engine_free(struct engine *e)
+{
+	engine_release_slot(e);
 	langs_free(&e->langs);
 	config_free(&e->cfg);
 }

@@ -33,6 +33,8 @@ int engine_load(struct engine *e, char *err, size_t errlen);
 /* Takes slot slot_index (and its judging lanes) for this process.  -1 with
  * err when the slot's sandbox parts cannot be prepared. */
 int engine_take_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen);
+/* Gives the slot back (its cgroups are removed when empty). */
+void engine_release_slot(struct engine *e);
 /* engine_load and engine_take_slot in one, for a single process. */
 int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen);
 void engine_free(struct engine *e);

@@ -276,7 +276,11 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
 	      unsigned lane, char *err, size_t errlen)
 {
 	memset(slot, 0, sizeof(*slot));
+	slot->ready = true;
 	slot->netns_fd = -1;
+	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
+		slot->cg.dir_fd[i] = slot->cg.procs_fd[i] = -1;
+	slot->cg.peak_fd = -1;
 	slot->index = index;
 	slot->uid = cfg->uid_base + index;
 	slot->cfg = cfg;
@@ -310,6 +314,9 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
 
 void slot_free(struct slot *slot)
 {
+	if (!slot->ready)
+		return;
+	slot->ready = false;
 	if (slot->envp) {
 		for (char **e = slot->envp; *e; e++)
 			free(*e);
@@ -639,6 +646,14 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 	uid_t uid = s->uid;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* The worker's signal mask and dispositions are not the program's:
+	 * every signal starts unblocked and default. */
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (s->cg.version == 1 && cgroup_slot_join(&s->cg) < 0)
 		fault(p, "join cgroup");
 	if (unshare(CLONE_NEWCGROUP) < 0)

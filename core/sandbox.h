@@ -18,6 +18,7 @@ struct lang;
 
 /* A worker's slot: the identity and the cgroup its runs use. */
 struct slot {
+	bool ready;              /* slot_init ran: slot_free has work */
 	unsigned index;
 	uid_t uid;
 	struct slot_cgroup cg;

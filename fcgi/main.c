@@ -1,8 +1,10 @@
 /*
  * gaol-fcgi: the FastCGI server.  main() is straight-line setup: read the
- * configuration (a bad variable stops us here, named), get the listening
- * socket, then hand over to the prefork master (master.c), whose workers
- * (worker.c) answer requests through the route table (http.c).
+ * configuration and the languages once (a bad variable stops us here, named),
+ * build one sandbox and check every mechanism from inside it (fail closed:
+ * a host that cannot contain a program is refused, with the reason), get
+ * the listening socket, then hand over to the prefork master (master.c),
+ * whose workers (worker.c) answer requests through the route table (http.c).
  *
  * The socket comes from one of:
  * - fd 0, as spawn-fcgi and systemd's StandardInput=socket hand it over;
@@ -26,6 +28,7 @@
 
 #include "cgroup.h"
 #include "config.h"
+#include "engine.h"
 #include "master.h"
 
 #define LISTEN_BACKLOG 128
@@ -122,6 +125,42 @@ static int socket_at_path(const char *path, const char *group)
 	return fd;
 }
 
+/* Builds one sandbox in slot and checks each mechanism (engine_selfcheck).
+ * With out, the whole report goes there; without, only what is missing goes
+ * to stderr.  Returns 0 when the host can run gaol safely, 1 otherwise. */
+static int selfcheck(struct engine *e, unsigned slot, FILE *out)
+{
+	char err[512];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *report = out ? out : open_memstream(&text, &len);
+	int missing;
+
+	if (!report || engine_take_slot(e, slot, err, sizeof err) < 0) {
+		fprintf(stderr, "gaol-fcgi: self-check: %s\n",
+			report ? err : "out of memory");
+		if (report && !out)
+			fclose(report);
+		free(text);
+		engine_release_slot(e);
+		return 1;
+	}
+	missing = engine_selfcheck(e, report);
+	engine_release_slot(e);
+	if (!out) {
+		fclose(report);
+		if (missing) {
+			fprintf(stderr, "gaol-fcgi: refusing to start: the sandbox "
+				"is incomplete on this host:\n");
+			for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+				if (strncmp(line, "ok", 2))
+					fprintf(stderr, "gaol-fcgi:   %s\n", line);
+		}
+		free(text);
+	}
+	return missing ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -132,7 +171,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *socket_path = NULL, *socket_group = NULL;
-	struct gaol_config cfg;
+	struct engine e;
 	bool check = false;
 	char err[512], cg_version[8];
 	int opt, fd, status, flags;
@@ -151,23 +190,35 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	if (config_from_env(&cfg, err, sizeof err) < 0) {
+	/* Configuration and languages (probes, `make -n`), once for the pool. */
+	if (engine_load(&e, err, sizeof err) < 0) {
 		fprintf(stderr, "gaol-fcgi: %s\n", err);
+		return 1;
+	}
+	if (cgroup_service_prepare(cg_version, sizeof cg_version, err,
+				   sizeof err) < 0) {
+		fprintf(stderr, "gaol-fcgi: %s\n", err);
+		engine_free(&e);
 		return 1;
 	}
 
 	if (check) {
-		/* --check: the host report (engine_selfcheck) goes here.  It
-		 * runs in this process, before any socket or worker exists. */
-		fprintf(stderr, "gaol-fcgi: --check is not implemented yet\n");
-		config_free(&cfg);
-		return 2;
+		/* The host report, in a slot no worker of a running pool uses. */
+		status = selfcheck(&e, e.cfg.concurrency, stdout);
+		engine_free(&e);
+		return status;
+	}
+	/* Fail closed: one real sandbox, every mechanism checked from inside
+	 * it, before a socket is served. */
+	if (selfcheck(&e, 0, NULL) != 0) {
+		engine_free(&e);
+		return 1;
 	}
 
 	fd = socket_path ? socket_at_path(socket_path, socket_group)
 			 : socket_from_stdin();
 	if (fd < 0) {
-		config_free(&cfg);
+		engine_free(&e);
 		return 1;
 	}
 	/* The workers wait in ppoll() and never block in accept(): see the
@@ -177,29 +228,16 @@ int main(int argc, char **argv)
 	    FCGX_Init() != 0) {
 		fprintf(stderr, "gaol-fcgi: preparing the socket: %s\n",
 			strerror(errno));
-		config_free(&cfg);
-		return 1;
-	}
-
-	/* Once for the whole service, before any worker exists: on cgroup v2
-	 * the service's cgroup may hand controllers to the slot cgroups only
-	 * when no process sits in it, so the master moves into a leaf and the
-	 * workers are born there.  Each worker's engine_init() then finds it
-	 * done (the state is inherited across fork). */
-	if (cgroup_service_prepare(cg_version, sizeof cg_version, err,
-				   sizeof err) < 0) {
-		fprintf(stderr, "gaol-fcgi: %s\n", err);
-		close(fd);
-		config_free(&cfg);
+		engine_free(&e);
 		return 1;
 	}
 
 	fprintf(stderr, "gaol-fcgi: starting %u workers (cgroup %s)\n",
-		cfg.concurrency, cg_version);
-	status = master_run(cfg.concurrency, fd);   /* closes fd */
+		e.cfg.concurrency, cg_version);
+	status = master_run(&e, fd);   /* closes fd */
 
 	if (socket_path)
 		unlink(socket_path);
-	config_free(&cfg);
+	engine_free(&e);
 	return status;
 }

@@ -12,7 +12,7 @@
  * - A worker that dies is replaced in its slot.  One that lived less than
  *   HEALTHY_LIFE_MS is a crash loop in the making: its next start waits
  *   BACKOFF_FIRST_MS, doubling up to BACKOFF_MAX_MS; a longer life resets it.
- * - A worker whose engine_init() failed exits WORKER_EXIT_SETUP.  That is a
+ * - A worker whose engine_take_slot() failed exits WORKER_EXIT_SETUP.  That is a
  *   setup fault (configuration, languages, cgroups) which a respawn would only
  *   repeat, so the pool stops and the master returns 1: it fails closed, and
  *   systemd's Restart= decides what comes next.
@@ -45,6 +45,7 @@
 #include <fcgiapp.h>
 
 #include "http.h"
+#include "engine.h"
 #include "master.h"
 #include "worker.h"
 
@@ -62,6 +63,7 @@ struct worker_slot {
 };
 
 struct pool {
+	struct engine *engine;
 	struct worker_slot *slots;
 	unsigned n;
 	int listen_fd;
@@ -128,7 +130,7 @@ static void start_worker(struct pool *p, unsigned i)
 		signal(SIGCHLD, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &p->usual, NULL);
 		close(p->stop_w);
-		_exit(worker_main(i, p->listen_fd, p->stop_r));
+		_exit(worker_main(p->engine, i, p->listen_fd, p->stop_r));
 	}
 	w->pid = pid;
 	w->started_ms = now_ms();
@@ -250,10 +252,11 @@ static void kill_workers(struct pool *p)
 			kill(p->slots[i].pid, SIGKILL);
 }
 
-int master_run(unsigned n_slots, int listen_fd)
+int master_run(struct engine *e, int listen_fd)
 {
+	unsigned n_slots = e->cfg.concurrency;
 	struct pool p = {
-		.n = n_slots, .listen_fd = listen_fd, .master = getpid(),
+		.engine = e, .n = n_slots, .listen_fd = listen_fd, .master = getpid(),
 	};
 	sigset_t ours;
 	int pipefd[2];

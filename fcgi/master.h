@@ -7,10 +7,13 @@
 #ifndef GAOL_FCGI_MASTER_H
 #define GAOL_FCGI_MASTER_H
 
-/* Runs a pool of n_slots workers on listen_fd until it is stopped.  Returns
- * the exit code for main: 0 after a graceful stop, 1 when a worker could not
- * start (a setup fault: the pool fails closed rather than limp along).
- * Takes listen_fd over and closes it. */
-int master_run(unsigned n_slots, int listen_fd);
+struct engine;
+
+/* Runs a pool of one worker per slot of e (configuration and languages
+ * loaded once, here, and inherited by every worker) on listen_fd until it is
+ * stopped.  Returns the exit code for main: 0 after a graceful stop, 1 when a
+ * worker could not start (a setup fault: the pool fails closed rather than
+ * limp along).  Takes listen_fd over and closes it. */
+int master_run(struct engine *e, int listen_fd);
 
 #endif

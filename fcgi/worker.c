@@ -154,10 +154,10 @@ static void unignore_signals(void)
 	}
 }
 
-int worker_main(unsigned slot, int listen_fd, int stop_fd)
+int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd)
 {
 	int code = WORKER_EXIT_STOPPED;
-	struct engine e;
+	struct engine e = *engine;      /* configuration and languages: the master's */
 	FCGX_Request req;
 	char err[512];
 
@@ -169,7 +169,7 @@ int worker_main(unsigned slot, int listen_fd, int stop_fd)
 			strerror(errno));
 		return WORKER_EXIT_SETUP;
 	}
-	if (engine_init(&e, slot, err, sizeof err) < 0) {
+	if (engine_take_slot(&e, slot, err, sizeof err) < 0) {
 		fprintf(stderr, "gaol-fcgi: slot %u: %s\n", slot, err);
 		return WORKER_EXIT_SETUP;
 	}

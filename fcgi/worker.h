@@ -9,13 +9,14 @@
 /* Exit codes the master reads. */
 enum {
 	WORKER_EXIT_STOPPED = 0,   /* told to stop, or a signal: respawn if due */
-	WORKER_EXIT_SETUP = 78,    /* engine_init failed (EX_CONFIG): fatal */
+	WORKER_EXIT_SETUP = 78,    /* engine_take_slot failed (EX_CONFIG): fatal */
 	WORKER_EXIT_ACCEPT = 71,   /* the listening socket failed (EX_OSERR) */
 };
 
 /* Serves on listen_fd (non-blocking, shared by all workers) until stop_fd,
  * the read end of the master's stop pipe, becomes readable or hangs up, or a
  * SIGTERM/SIGINT reaches this process.  Returns the process's exit code. */
-int worker_main(unsigned slot, int listen_fd, int stop_fd);
+struct engine;
+int worker_main(struct engine *e, unsigned slot, int listen_fd, int stop_fd);
 
 #endif
