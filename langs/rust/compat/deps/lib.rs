@@ -1,0 +1,1 @@
+// Only the dependencies are wanted: see Cargo.toml.
