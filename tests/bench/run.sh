@@ -84,6 +84,14 @@ echo "bench: (a) bare /bin/sh -c true, $RUNS runs"
 echo "bench: (b) gaol-run, slot 0, language true, $RUNS runs"
 "${HF[@]}" -S /bin/sh --export-json "$OUT/gaol-run.json" "$GAOL_RUN < $REQUEST"
 
+# The same binary answering a request it refuses (unknown language: 400, no
+# sandbox): its start-up alone (configuration, languages, make -n, slot), so
+# that the run's own cost can be told apart from the command line's.
+REFUSED=$OUT/refused.json
+printf '%s\n' '{"lang_slug": "no_such_language", "solution_text": ""}' >"$REFUSED"
+echo "bench: (b0) gaol-run start-up only (refused request), $RUNS runs"
+"${HF[@]}" -i -S /bin/sh --export-json "$OUT/gaol-run-startup.json" "$GAOL_RUN < $REFUSED"
+
 echo "bench: (d) bwrap --unshare-all /bin/sh -c true, $RUNS runs"
 "${HF[@]}" -N --export-json "$OUT/bwrap.json" "${BWRAP[*]}"
 
@@ -144,9 +152,11 @@ def wrk(c):
 bare, nb = hf("bare")
 run, nr = hf("gaol-run")
 bw, nw = hf("bwrap")
+start, ns = hf("gaol-run-startup")
 rows = [
     ("bare   /bin/sh -c true", bare, "%d runs" % nb),
     ("gaol-run (true, slot 0)", run, "%d runs" % nr),
+    ("gaol-run start-up only (400)", start, "%d runs, no sandbox" % ns),
     ("bwrap  --unshare-all sh -c true", bw, "%d runs" % nw),
 ]
 lines = ["gaol benchmark (medians measured in this run)", ""]
@@ -164,6 +174,8 @@ lines += [
     "ratio bwrap / bare      %8.2f" % (bw / bare),
     "overhead gaol-run - bare %7.3f ms   (target <= 1 ms: %s)"
     % (over, "met" if over <= 1.0 else "NOT met"),
+    "  of which gaol-run's start-up  %7.3f ms; the run itself - bare %7.3f ms"
+    % (start, run - start - bare),
 ]
 print("\n".join(lines))
 EOF

@@ -431,6 +431,17 @@ class Stack:
                 paths.add(f[7])
         return paths
 
+    def fcgi_socket(self):
+        """The pool's listening socket (stack.sh: $BUILD/run/gaol-$PORT.sock)."""
+        self.remember_pids()
+        for path in sorted(self.socket_paths()):
+            if path.endswith(".sock"):
+                return path
+        return os.path.join(BUILD_DIR, "run", "gaol-%d.sock" % self.port)
+
+    def fcgi(self, method, uri, body=b"", headers=None, timeout=60.0):
+        return fcgi_request(self.fcgi_socket(), method, uri, body, headers, timeout)
+
     def stop(self, sig=signal.SIGTERM, timeout=30.0):
         """Stops the stack as Ctrl-C / systemd would; returns leftovers."""
         if self.stopped:
@@ -445,8 +456,18 @@ class Stack:
         try:
             self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            pass
+            self.diagnosis = self.diagnose()
         self.wait_gone(timeout=5)
+
+    def diagnose(self):
+        """What the stack's processes are doing (for a stop that hung)."""
+        out = []
+        for pid, v in sorted(self.processes().items()):
+            st = _read("/proc/%d/status" % pid) or ""
+            sig = " ".join(l.replace("\t", "") for l in st.splitlines()
+                           if l.startswith(("SigBlk", "SigIgn", "SigCgt", "SigPnd", "ShdPnd")))
+            out.append("%d %r wchan=%s %s" % (pid, v, _read("/proc/%d/wchan" % pid), sig))
+        return "\n".join(out)
 
     def wait_gone(self, timeout=10.0):
         deadline = time.monotonic() + timeout
@@ -457,7 +478,8 @@ class Stack:
         """What a clean stop must not leave: processes, sockets."""
         problems = []
         if self.proc.poll() is None:
-            problems.append("stack.sh (pid %d) still running" % self.proc.pid)
+            problems.append("stack.sh (pid %d) still running; %s"
+                            % (self.proc.pid, getattr(self, "diagnosis", "")))
         procs = self.processes()
         if procs:
             problems.append("processes left: %r" % procs)
@@ -559,3 +581,85 @@ def host_addresses():
             if not a.startswith("127."):
                 addrs.add(a)
     return sorted(addrs)
+
+
+# ---------------------------------------------------------------- FastCGI
+
+def _fcgi_record(rtype, req_id, content):
+    out = b""
+    for i in range(0, max(len(content), 1), 65535):
+        chunk = content[i:i + 65535]
+        pad = (8 - len(chunk) % 8) % 8
+        out += bytes([1, rtype, req_id >> 8, req_id & 0xFF, len(chunk) >> 8,
+                      len(chunk) & 0xFF, pad, 0]) + chunk + b"\0" * pad
+        if not content:
+            break
+    return out
+
+
+def _fcgi_pair(name, value):
+    def length(n):
+        return bytes([n]) if n < 128 else (n | 0x80000000).to_bytes(4, "big")
+    name, value = name.encode(), value.encode()
+    return length(len(name)) + length(len(value)) + name + value
+
+
+def fcgi_request(sock_path, method, uri, body=b"", headers=None, timeout=60.0):
+    """One request straight to gaol-fcgi's socket, past nginx, as nginx's
+    fastcgi_params would send it.  Returns a Response."""
+    params = {
+        "REQUEST_METHOD": method, "REQUEST_URI": uri, "SCRIPT_NAME": uri.split("?")[0],
+        "DOCUMENT_URI": uri.split("?")[0], "QUERY_STRING": "", "SERVER_PROTOCOL": "HTTP/1.1",
+        "GATEWAY_INTERFACE": "CGI/1.1", "SERVER_SOFTWARE": "gaol-tests",
+        "REMOTE_ADDR": "127.0.0.1", "REMOTE_PORT": "1", "SERVER_ADDR": "127.0.0.1",
+        "SERVER_PORT": "80", "SERVER_NAME": "localhost",
+        "CONTENT_LENGTH": str(len(body)) if body else "",
+        "CONTENT_TYPE": "application/json" if body else "",
+    }
+    for k, v in (headers or {}).items():
+        key = k.upper().replace("-", "_")
+        if key not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            key = "HTTP_" + key
+        params[key] = v
+    stream = b"".join(_fcgi_pair(k, v) for k, v in params.items())
+    msg = _fcgi_record(1, 1, bytes([0, 1, 0, 0, 0, 0, 0, 0]))      # BEGIN_REQUEST, responder
+    msg += _fcgi_record(4, 1, stream) + _fcgi_record(4, 1, b"")    # PARAMS
+    msg += (_fcgi_record(5, 1, body) if body else b"") + _fcgi_record(5, 1, b"")  # STDIN
+    t0 = time.monotonic()
+    out = b""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(sock_path)
+        try:
+            s.sendall(msg)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        buf = b""
+        while True:
+            try:
+                data = s.recv(65536)
+            except ConnectionResetError:
+                break
+            if not data:
+                break
+            buf += data
+        while len(buf) >= 8:
+            rtype = buf[1]
+            clen = (buf[4] << 8) | buf[5]
+            pad = buf[6]
+            content = buf[8:8 + clen]
+            buf = buf[8 + clen + pad:]
+            if rtype == 6:          # STDOUT
+                out += content
+            elif rtype == 3:        # END_REQUEST
+                break
+    head, _, body_out = out.partition(b"\r\n\r\n")
+    hdrs = {}
+    status = 200
+    for line in head.decode("latin-1").split("\r\n"):
+        k, _, v = line.partition(":")
+        if k.lower() == "status":
+            status = int(v.strip().split()[0])
+        elif k:
+            hdrs[k.lower()] = v.strip()
+    return Response(status, hdrs, body_out, time.monotonic() - t0)

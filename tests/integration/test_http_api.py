@@ -210,6 +210,54 @@ def test_output_just_under_run_output_max_is_returned_whole(stack):
     assert doc["stderr"].count("z") == n, len(doc["stderr"])
 
 
+def test_413_body_over_run_input_max_sent_chunked(stack):
+    limit = int(stack.env["RUN_INPUT_MAX"])
+    body = json.dumps({"lang_slug": "python", "solution_text": "#" + "x" * limit}).encode()
+    chunks = b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + 8192]), body[i:i + 8192])
+                      for i in range(0, len(body), 8192)) + b"0\r\n\r\n"
+    head = (b"POST /run HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+    try:
+        status, headers, data = gh.raw_request(stack.port, head + chunks)
+    except ConnectionResetError:
+        pytest.fail("connection reset instead of a 413 answer")
+    assert_json_error(gh.Response(status, headers, data, 0), 413)
+
+
+def test_chunked_body_is_accepted(stack):
+    body = json.dumps({"lang_slug": "python", "solution_text": HELLO}).encode()
+    head = (b"POST /run HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+    half = len(body) // 2
+    chunks = b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (half, body[:half],
+                                                             len(body) - half, body[half:])
+    status, headers, data = gh.raw_request(stack.port, head + chunks, timeout=60)
+    assert status == 200, data
+    assert json.loads(data)["exit_code"] == 0, data
+
+
+def test_413_app_checks_run_input_max_itself(stack):
+    """Past nginx (straight to the pool's FastCGI socket) the app still
+    refuses a body over RUN_INPUT_MAX."""
+    limit = int(stack.env["RUN_INPUT_MAX"])
+    body = json.dumps({"lang_slug": "python", "solution_text": "#" + "x" * limit}).encode()
+    r = stack.fcgi("POST", "/run", body)
+    assert_json_error(r, 413)
+
+
+def test_415_app_checks_content_encoding_itself(stack):
+    body = gzip.compress(json.dumps({"lang_slug": "python", "solution_text": HELLO}).encode())
+    r = stack.fcgi("POST", "/run", body, headers={"Content-Encoding": "gzip"})
+    assert_json_error(r, 415)
+
+
+def test_app_answers_run_past_nginx(stack):
+    body = json.dumps({"lang_slug": "python", "solution_text": HELLO}).encode()
+    r = stack.fcgi("POST", "/run", body)
+    assert r.status == 200, r
+    assert r.json()["exit_code"] == 0, r
+
+
 # ---------------------------------------------------------------- 415
 
 @pytest.mark.parametrize("encoding", ["gzip", "deflate", "br"])
