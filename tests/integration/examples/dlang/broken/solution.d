@@ -1,0 +1,3 @@
+long solution(long a, long b) {
+    return a + b   // missing semicolon
+}
