@@ -10,7 +10,10 @@
  * hierarchies.  The payload joins them itself between fork and exec by
  * writing "0" into each cgroup.procs opened here, before it has run any of
  * its own code.  Page cache charged by earlier runs stays charged to the
- * slot, so the peak is reported as max_usage minus the usage at the start.
+ * slot, so the peak is reported as max_usage minus the usage at the start
+ * (when the run reached the limit, the kernel reclaimed that cache and the
+ * difference under-reports: sandbox.c then takes the payload's own maximum
+ * RSS as a floor).
  *
  * v2: one directory.  The payload's PID 1 is cloned straight into it
  * (CLONE_INTO_CGROUP), memory.peak is reset through its own descriptor
@@ -455,6 +458,7 @@ int cgroup_slot_read(struct slot_cgroup *cg, struct cgroup_usage *u)
 	u->cpu_ms = -1;
 	u->memory_peak_kb = -1;
 	u->oom_killed = false;
+	u->limit_hit = false;
 	if (cg->version == 2) {
 		if (read_text(mem, "cpu.stat", buf, sizeof(buf)) == 0 &&
 		    cg_parse_v2_cpu_stat(buf, &v) == 0 && v >= cg->cpu_before_us)
@@ -475,8 +479,11 @@ int cgroup_slot_read(struct slot_cgroup *cg, struct cgroup_usage *u)
 	}
 	if (read_u64(cg->dir_fd[CG_CPUACCT], "cpuacct.usage", &v) == 0)
 		u->cpu_ms = (long)(v / 1000000);
-	if (read_u64(mem, "memory.max_usage_in_bytes", &v) == 0)
+	if (read_u64(mem, "memory.max_usage_in_bytes", &v) == 0) {
 		u->memory_peak_kb = (long)((v > cg->mem_baseline ? v - cg->mem_baseline : 0) / 1024);
+		/* (memory.failcnt is not kept by every kernel: 6.18 leaves it 0) */
+		u->limit_hit = v + 65536 >= cg->mem_limit;
+	}
 	if (read_text(mem, "memory.oom_control", buf, sizeof(buf)) == 0 &&
 	    cg_parse_v1_oom_control(buf, &v) == 0)
 		u->oom_killed = v > cg->oom_before;

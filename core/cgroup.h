@@ -36,6 +36,7 @@ struct cgroup_usage {
 	long cpu_ms;
 	long memory_peak_kb;
 	bool oom_killed;
+	bool limit_hit;          /* usage reached the limit: the kernel reclaimed */
 };
 
 /* Service-wide preparation, once, before any slot: on v2 the service moves

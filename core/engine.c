@@ -81,6 +81,16 @@ int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen)
 	return engine_take_slot(e, slot_index, err, errlen);
 }
 
+void engine_idle(struct engine *e)
+{
+	char err[256];
+	if (slot_refresh(&e->slot, err, sizeof(err)) < 0)
+		fprintf(stderr, "gaol: slot %u: %s\n", e->slot.index, err);
+	for (unsigned k = 0; k < e->n_lanes; k++)
+		if (slot_refresh(&e->lanes[k], err, sizeof(err)) < 0)
+			fprintf(stderr, "gaol: slot %u lane %u: %s\n", e->slot.index, k + 1, err);
+}
+
 void engine_release_slot(struct engine *e)
 {
 	for (unsigned k = 0; k < e->n_lanes; k++)

@@ -504,6 +504,9 @@ static void run_tests(const struct judging *j, struct json_object **results)
 		pids[k] = fds[k] < 0 ? -1 : fork();
 		if (pids[k] == 0)
 			lane_child(j, k, P, fds[k]);
+		/* The child used the lane's network namespace: the worker makes
+		 * a fresh one when idle (the child's flag is the child's). */
+		j->e->lanes[k - 1].netns_used = true;
 	}
 	for (size_t i = 0; i < n; i += P)
 		results[i] = run_test(j, &j->e->slot, i);

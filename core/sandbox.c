@@ -112,6 +112,7 @@ enum { REPORT_FAULT = 1, REPORT_EXIT = 2 };
 struct report {
 	int kind;
 	int status;              /* REPORT_EXIT: the payload's wait status */
+	long maxrss_kb;          /* REPORT_EXIT: largest RSS in its process tree */
 	int err;                 /* REPORT_FAULT: errno */
 	char step[64];
 };
@@ -330,10 +331,11 @@ void slot_free(struct slot *slot)
 	cgroup_slot_close(&slot->cg);
 }
 
-/* A network namespace with only a loopback, made once per slot and entered
- * by each run: nothing in it outlives a run (its sockets die with their
- * processes, and the payload has no capability to change routes, addresses
- * or sysctls), and a fresh one per run costs half a millisecond. */
+/* A network namespace with only a loopback, one per run: a run's sockets,
+ * its TIME_WAIT entries and the loopback's counters must not be seen by the
+ * next.  Making one costs half a millisecond, so the worker makes the next
+ * run's while it is idle (slot_refresh) and a run only makes its own when
+ * that did not happen. */
 static int make_netns(struct slot *s, char *err, size_t errlen)
 {
 	const char *step = "open host netns";
@@ -354,9 +356,13 @@ static int make_netns(struct slot *s, char *err, size_t errlen)
 		goto fail;
 	close(fd);
 	step = "open slot netns";
-	s->netns_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (s->netns_fd < 0)
+	int ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
 		goto fail;
+	if (s->netns_fd >= 0)
+		close(s->netns_fd);
+	s->netns_fd = ns;
+	s->netns_used = false;
 	step = "return to host netns";
 	if (setns(host, CLONE_NEWNET) < 0)
 		goto fail;
@@ -364,7 +370,16 @@ static int make_netns(struct slot *s, char *err, size_t errlen)
 	return 0;
 fail:
 	snprintf(err, errlen, "sandbox: %s errno=%d", step, errno);
+	if (host >= 0)
+		close(host);
 	return -1;
+}
+
+int slot_refresh(struct slot *slot, char *err, size_t errlen)
+{
+	if (!slot->ready || !slot->netns_used)
+		return 0;
+	return make_netns(slot, err, errlen);
 }
 
 /* ---- inside the run: init and payload ---- */
@@ -828,9 +843,11 @@ static __attribute__((noreturn)) void init_main(const struct plan *p)
 		close(p->in[0]);
 	for (;;) {
 		int status;
-		pid_t w = waitpid(-1, &status, __WALL);
+		struct rusage ru;
+		pid_t w = wait4(-1, &status, __WALL, &ru);
 		if (w == payload) {
-			struct report r = { .kind = REPORT_EXIT, .status = status };
+			struct report r = { .kind = REPORT_EXIT, .status = status,
+					    .maxrss_kb = ru.ru_maxrss };
 			if (p->spec->output_file || p->export_fd >= 0)
 				kill_the_rest();
 			if (p->spec->output_file)
@@ -1035,6 +1052,7 @@ static void supervise(pid_t init, struct plan *p, struct sandbox_result *res,
 					 "sandbox: %s errno=%d", r.step, r.err);
 			} else if (got == (ssize_t)sizeof(r) && r.kind == REPORT_EXIT) {
 				res->wait_status = r.status;
+				res->maxrss_kb = r.maxrss_kb;
 				res->file_missing = spec->output_file && r.err;
 				*have_status = true;
 			} else if (got <= 0 && !(got < 0 && errno == EINTR)) {
@@ -1131,10 +1149,12 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	}
 	unsigned long long mem = spec->mem_max ? spec->mem_max : spec->lang->mem_max;
 	if (cgroup_slot_begin(&slot->cg, mem, RUN_PIDS_MAX, res->fault,
-			      sizeof(res->fault)) < 0) {
+			      sizeof(res->fault)) < 0 ||
+	    slot_refresh(slot, res->fault, sizeof(res->fault)) < 0) {
 		plan_close(&plan);
 		return -1;
 	}
+	slot->netns_used = true;
 	/* Feeding a program that stops reading must not kill the worker. */
 	sigset_t pipe_set, old_set;
 	sigemptyset(&pipe_set);
@@ -1170,7 +1190,13 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	struct cgroup_usage u;
 	cgroup_slot_read(&slot->cg, &u);
 	res->cpu_ms = u.cpu_ms;
+	/* On v1 the cgroup's peak is max_usage less what earlier runs left
+	 * charged (page cache).  A run that reached the limit made the kernel
+	 * reclaim that cache, and the difference under-reports: then the
+	 * largest process's own RSS is the floor. */
 	res->memory_peak_kb = u.memory_peak_kb;
+	if (u.limit_hit && res->maxrss_kb > res->memory_peak_kb)
+		res->memory_peak_kb = res->maxrss_kb;
 	res->oom_killed = u.oom_killed;
 
 	/* Faults are only reported before execve (the report pipe is

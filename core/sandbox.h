@@ -25,7 +25,8 @@ struct slot {
 	const struct gaol_config *cfg;
 	char state_dir[4096];    /* <state>/slot<N>: skeleton root, scratch */
 	char **envp;             /* the payload's environment (allowlist) */
-	int netns_fd;            /* the slot's loopback-only network namespace */
+	int netns_fd;            /* the next run's loopback-only network namespace */
+	bool netns_used;         /* a run entered it: make a fresh one */
 	struct seccomp_policy seccomp;
 };
 
@@ -85,6 +86,7 @@ struct sandbox_result {
 	long wall_ms;
 	long cpu_ms;             /* -1 when unknown */
 	long memory_peak_kb;     /* -1 when unknown */
+	long maxrss_kb;          /* the payload tree's largest RSS (wait4) */
 	char *out;
 	size_t out_len;
 	char *err;
@@ -100,6 +102,9 @@ struct sandbox_result {
 int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
 	      unsigned lane, char *err, size_t errlen);
 void slot_free(struct slot *slot);
+/* Prepares what the next run needs fresh (its network namespace), off the
+ * request's path: the worker calls it while idle.  0, or -1 with err. */
+int slot_refresh(struct slot *slot, char *err, size_t errlen);
 
 /* Runs spec in a fresh sandbox of slot.  Returns 0 when the program ran (its
  * outcome is in res), -1 when the sandbox could not be built (res->fault says

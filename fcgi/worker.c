@@ -210,6 +210,7 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 		}
 		after = http_serve(&e, &req);
 		FCGX_Finish_r(&req);
+		engine_idle(&e);
 		if (after == HTTP_AFTER_SHUTDOWN && kill(getppid(), SIGTERM) < 0)
 			fprintf(stderr, "gaol-fcgi: slot %u: kill master: %s\n",
 				slot, strerror(errno));
