@@ -1,0 +1,3 @@
+func solution(_ a: Int, _ b: Int) -> Int {
+    return a +
+}
