@@ -1,0 +1,3 @@
+int solution(int a, int b) {
+  return a + b   // missing semicolon
+}
