@@ -6,7 +6,7 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 BUILD     ?= build
 PORT      ?= 8080
-LANGS     ?= python js cpp java
+LANGS     ?= $(notdir $(patsubst %/packages,%,$(wildcard langs/*/packages)))
 
 CC        ?= cc
 CFLAGS    ?= -O2 -g
