@@ -35,6 +35,17 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=order)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    # A failing test shows the end of the stack's log (nginx, gaol-fcgi).
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        s = getattr(item, "funcargs", {}).get("stack")
+        if isinstance(s, gh.Stack):
+            report.sections.append(("stack log (%s)" % s.name, s.log_text()[-3000:]))
+
+
 @pytest.fixture(scope="session")
 def host_before():
     """What the host looked like before any stack started."""
