@@ -183,6 +183,18 @@ int cache_remove_tree(const char *path)
 	return remove_at(AT_FDCWD, path, 0);
 }
 
+void cache_sweep(const char *cache_dir)
+{
+	DIR *d = opendir(cache_dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, ".tmp-", 5))
+			remove_at(dirfd(d), e->d_name, 0);
+	closedir(d);
+}
+
 static unsigned long long tree_size(int at, int depth)
 {
 	unsigned long long total = 0;

@@ -43,6 +43,9 @@ int cache_reserve(const char *cache_dir, char *tmp, size_t tmplen, char *out,
 int cache_commit(const char *cache_dir, const struct cache_key *k, const char *tmp,
 		 unsigned long long max_bytes, char *out, size_t outlen);
 
+/* Removes the builds a crashed predecessor left half-done (.tmp-*). */
+void cache_sweep(const char *cache_dir);
+
 /* Removes a directory tree without following links.  Returns 0 or -1. */
 int cache_remove_tree(const char *path);
 

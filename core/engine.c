@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <json-c/json.h>
 
+#include "cache.h"
 #include "engine.h"
 #include "request.h"
 #include "utf8.h"
@@ -79,6 +80,13 @@ int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen)
 	if (engine_load(e, err, errlen) < 0)
 		return -1;
 	return engine_take_slot(e, slot_index, err, errlen);
+}
+
+void engine_sweep(struct engine *e)
+{
+	char dir[4200];
+	snprintf(dir, sizeof(dir), "%s/cache", e->cfg.state_dir);
+	cache_sweep(dir);
 }
 
 void engine_idle(struct engine *e)
@@ -211,7 +219,8 @@ void engine_run(struct engine *e, const char *body, size_t len, struct answer *a
 		goto out;
 	}
 	if (!lang->test_cmd) {
-		answer_error(a, 500, "language %s has no test target", lang->slug);
+		answer_error(a, 400, "language %s is for /evaluate only (no /run harness)",
+			     lang->slug);
 		goto out;
 	}
 

@@ -692,6 +692,11 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 	if (s->cfg->memory_max)
 		set_limit(p, RLIMIT_AS, s->cfg->memory_max, s->cfg->memory_max);
 
+	/* Should the host run out of memory, the kernel kills a run first. */
+	int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (adj < 0 || write(adj, "1000", 4) != 4)
+		fault(p, "oom_score_adj");
+	close(adj);
 	if (setgroups(0, NULL) < 0)
 		fault(p, "setgroups");
 	if (setresgid(uid, uid, uid) < 0)

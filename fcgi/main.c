@@ -208,6 +208,7 @@ int main(int argc, char **argv)
 		engine_free(&e);
 		return status;
 	}
+	engine_sweep(&e);
 	/* Fail closed: one real sandbox, every mechanism checked from inside
 	 * it, before a socket is served. */
 	if (selfcheck(&e, 0, NULL) != 0) {
