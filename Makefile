@@ -22,6 +22,17 @@ CFLAGS    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
              -fno-sanitize-recover=all
 HARDEN    := -fPIE
 LDFLAGS   += -fsanitize=address,undefined
+# Every report fails the run.  The reports of every instrumented process
+# (unit tests, gaol-run, and the gaol-fcgi master and workers, whose stderr
+# spawn-fcgi hands to the stack's log) go to files in SAN_LOG_DIR, one per
+# process, which `make test` reads at the end (san-check).  The payloads are
+# other programs, not instrumented, and never see these variables (their
+# environment is an allowlist).
+SAN_LOG_DIR := $(CURDIR)/$(BUILD)/sanitizer-logs
+SAN_COMMON  := halt_on_error=1:abort_on_error=1:print_summary=1:log_path=$(SAN_LOG_DIR)/report
+export ASAN_OPTIONS  := $(SAN_COMMON):detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1
+export UBSAN_OPTIONS := $(SAN_COMMON):print_stacktrace=1
+export LSAN_OPTIONS  := $(SAN_COMMON)
 endif
 ALL_CFLAGS  = -std=gnu11 $(WARN) $(HARDEN) $(CFLAGS) -Icore \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -37,9 +48,11 @@ DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcg
 DEPS_RUN   := nginx spawn-fcgi
 DEPS_TEST  := check python3 python3-pytest curl iproute2 systemd
 DEPS_BENCH := wrk hyperfine bubblewrap
+DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
-.PHONY: all deps deps-build deps-test deps-bench run test unit integration isolation \
-        bench install clean prepare
+.PHONY: all deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
+        isolation bench install clean prepare san-reset san-check fuzz fuzz-smoke \
+        fuzz-build fuzz-merge soak mini-soak
 all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run prepare
 
 # Heavy per-language work done once, into the read-only language directories:
@@ -92,14 +105,36 @@ deps-test: deps
 	$(call apt_missing,$(DEPS_TEST))
 deps-bench: deps
 	$(call apt_missing,$(DEPS_BENCH))
+deps-fuzz: deps-build
+	$(call apt_missing,$(DEPS_FUZZ))
 
 run: deps
 	$(MAKE) all
 	BUILD=$(BUILD) PORT=$(PORT) nginx/stack.sh
 
-test: deps-test
-	$(MAKE) all $(BUILD)/unit-tests
-	$(MAKE) unit integration isolation
+test: deps-test deps-fuzz
+	$(MAKE) all $(BUILD)/unit-tests fuzz-build
+	$(MAKE) san-reset
+	$(MAKE) unit integration isolation fuzz-smoke || { $(MAKE) san-check; exit 1; }
+	$(MAKE) san-check
+
+# Sanitizer reports (SANITIZE=1 only): san-reset empties SAN_LOG_DIR before
+# the suites, san-check fails when any process wrote a report into it.
+# Warnings (ASan's notes about clone()'s stacks) are shown, not failed on.
+SAN_ERRORS := ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:|SUMMARY: (Address|Undefined|Leak)
+san-reset:
+ifeq ($(SANITIZE),1)
+	@rm -rf $(SAN_LOG_DIR) && mkdir -p $(SAN_LOG_DIR)
+endif
+san-check:
+ifeq ($(SANITIZE),1)
+	@files=$$(ls $(SAN_LOG_DIR)/report.* 2>/dev/null); \
+	 if [ -z "$$files" ]; then echo "sanitizers: no report from any process"; exit 0; fi; \
+	 bad=$$(grep -lE '$(SAN_ERRORS)' $$files); \
+	 for f in $$files; do echo "==== $$f"; head -c 20000 $$f; done; \
+	 if [ -n "$$bad" ]; then echo "sanitizers: FAILED: reports in$$(printf ' %s' $$bad)" >&2; exit 1; fi; \
+	 echo "sanitizers: warnings only (above), no error report"
+endif
 
 unit: $(BUILD)/unit-tests
 	GAOL_LANGS_DIR=$(CURDIR)/langs $(BUILD)/unit-tests
@@ -114,6 +149,50 @@ isolation:
 bench: deps-bench
 	$(MAKE) all
 	BUILD=$(BUILD) tests/bench/run.sh
+
+# ---------------------------------------------------------------- fuzzing
+# libFuzzer targets (tests/fuzz/fuzz_<name>.c) over the engine's parsers,
+# built with clang, ASan and UBSan into build/fuzz/.  Seed corpora, and every
+# input that once crashed a target, are committed in tests/fuzz/corpus/<name>/.
+#   make fuzz          each target for FUZZ_SECONDS (default 60); new inputs
+#                      go to build/fuzz/corpus/<name>/, crashes to
+#                      build/fuzz/artifacts/
+#   make fuzz-merge    adds what `make fuzz` found that covers new code to
+#                      the committed corpora
+#   make fuzz-smoke    each target briefly from the committed corpus (part of
+#                      `make test`), FUZZ_SMOKE_SECONDS each (default 5)
+FUZZ_BUILD   := build/fuzz
+FUZZ_CC      := clang-14
+FUZZ_TARGETS := run_request eval_request timeout utf8 lang_manifest compare
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 5
+FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+                -fno-sanitize-recover=all -Wall -Wextra -Werror -Icore \
+                $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+FUZZ_OBJ     := $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+$(FUZZ_BUILD)/core/%.o: core/%.c $(wildcard core/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_BUILD)/libgaol.a: $(FUZZ_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_BUILD)/libgaol.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libgaol.a $(ALL_LDLIBS)
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz-smoke: fuzz-build
+	FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/fuzz/run.sh smoke $(FUZZ_SMOKE_SECONDS)
+
+fuzz: deps-fuzz
+	$(MAKE) fuzz-build
+	FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/fuzz/run.sh long $(FUZZ_SECONDS)
+
+fuzz-merge: fuzz-build
+	FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/fuzz/run.sh merge
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/gaol \
