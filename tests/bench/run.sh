@@ -74,6 +74,8 @@ answer=$($GAOL_RUN <"$REQUEST") || die "gaol-run failed: $answer"
 case $answer in *'"exit_code": 0'*|*'"exit_code":0'*) ;; *) die "gaol-run answered: $answer" ;; esac
 echo "  gaol-run: $answer"
 
+# Medians of a shared 2-core machine mean little while it is busy: say so.
+cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-before.txt"
 HF=(hyperfine --style basic --warmup 20 --runs "$RUNS")
 
 echo "bench: (a) bare /bin/sh -c true, $RUNS runs"
@@ -126,6 +128,7 @@ for c in 1 2; do
 		"http://127.0.0.1:$PORT/run" | tee "$OUT/wrk-c$c.txt"
 done
 cleanup
+cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-after.txt"
 
 "$PY" - "$OUT" <<'EOF' | tee "$OUT/results.txt"
 import json, os, re, sys
@@ -159,7 +162,9 @@ rows = [
     ("gaol-run start-up only (400)", start, "%d runs, no sandbox" % ns),
     ("bwrap  --unshare-all sh -c true", bw, "%d runs" % nw),
 ]
-lines = ["gaol benchmark (medians measured in this run)", ""]
+load = [open(os.path.join(out, "load-%s.txt" % w)).read().strip() for w in ("before", "after")]
+lines = ["gaol benchmark (medians measured in this run; %d cores, load average %s before, %s after)"
+         % (os.cpu_count(), load[0], load[1]), ""]
 lines.append("%-34s %10s   %s" % ("what", "median ms", "notes"))
 for name, ms, note in rows:
     lines.append("%-34s %10.3f   %s" % (name, ms, note))
