@@ -146,3 +146,20 @@ def test_python_solution_that_fails_to_load_prints_one_error_record(stack):
     records = gh.records(doc["stdout"])
     errors = [rec for rec in records if rec.get("type") == "error"]
     assert len(errors) == 1, records
+
+
+def test_memory_over_the_languages_limit_is_oom_killed(stack):
+    # python's lang.json mem_max is 512m: touch 1 GiB.
+    code = ("chunks = []\n"
+            "for _ in range(16):\n"
+            "    chunks.append(b'\\x01' * (64 << 20))\n"
+            "result = 0")
+    r = stack.py(gh.py_source(code), timeout="30s")
+    assert r.status == 200, r
+    doc = r.json()
+    assert_run_shape(doc)
+    assert doc["oom_killed"] is True, doc
+    assert doc["exit_code"] == 137 and doc["signal"] == "SIGKILL", doc
+    assert doc["timed_out"] is False, doc
+    assert doc["memory_peak_kb"] is not None and doc["memory_peak_kb"] >= 400 * 1024, doc
+    assert stack.get("/health").status == 200
