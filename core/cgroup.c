@@ -356,8 +356,14 @@ int cgroup_slot_setup(struct slot_cgroup *cg, const char *slot_name, char *err,
 		snprintf(cg->hierarchy[cg->n_procs], sizeof(cg->hierarchy[0]), "%s", mp);
 		cg->procs_fd[cg->n_procs++] = pfd;
 	}
-	if (read_u64(cg->dir_fd[CG_MEMORY], "memory.limit_in_bytes", &cg->mem_limit) < 0 ||
-	    write_text(cg->dir_fd[CG_CPU], "cpu.shares", "1024") < 0 ||
+	cg->n_hierarchies = cg->n_procs;
+	/* Not joined, but shown: the JVM on v1 reads its limits only when it
+	 * also finds a cpuset hierarchy. */
+	char mpath[512];
+	if (mount_point("cpuset", mpath, sizeof(mpath)) == 0 && strrchr(mpath, '/'))
+		snprintf(cg->hierarchy[cg->n_hierarchies++], sizeof(cg->hierarchy[0]), "%s",
+			 strrchr(mpath, '/') + 1);
+	if (write_text(cg->dir_fd[CG_CPU], "cpu.shares", "1024") < 0 ||
 	    write_text(cg->dir_fd[CG_MEMORY], "memory.swappiness", "0") < 0) {
 		snprintf(err, errlen, "cgroup: configure %s errno=%d",
 			 cg->path[CG_CPU], errno);
@@ -367,17 +373,24 @@ int cgroup_slot_setup(struct slot_cgroup *cg, const char *slot_name, char *err,
 	return 0;
 }
 
-/* v1 needs memsw >= limit at every moment: raise memsw first, lower it last. */
+/* v1 needs memsw >= limit at every moment: raise memsw first, lower it last.
+ * The current limit is read, not remembered: a judging lane's child process
+ * may have changed it. */
 static int set_v1_memory(struct slot_cgroup *cg, unsigned long long bytes)
 {
 	int fd = cg->dir_fd[CG_MEMORY];
+	unsigned long long now;
+	if (read_u64(fd, "memory.limit_in_bytes", &now) < 0)
+		return -1;
+	if (now == bytes)
+		return 0;
 	int has_memsw = faccessat(fd, "memory.memsw.limit_in_bytes", F_OK, 0) == 0;
-	if (has_memsw && bytes > cg->mem_limit &&
+	if (has_memsw && bytes > now &&
 	    write_u64(fd, "memory.memsw.limit_in_bytes", bytes) < 0)
 		return -1;
 	if (write_u64(fd, "memory.limit_in_bytes", bytes) < 0)
 		return -1;
-	if (has_memsw && bytes <= cg->mem_limit &&
+	if (has_memsw && bytes < now &&
 	    write_u64(fd, "memory.memsw.limit_in_bytes", bytes) < 0)
 		return -1;
 	return 0;
@@ -392,7 +405,7 @@ int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 
 	if (cg->version == 2) {
 		step = "memory.max";
-		if (mem_max != cg->mem_limit && write_u64(mem, "memory.max", mem_max) < 0)
+		if (write_u64(mem, "memory.max", mem_max) < 0)
 			goto fail;
 		cg->mem_limit = mem_max;
 		step = "pids.max";
@@ -418,7 +431,7 @@ int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 	}
 
 	step = "memory.limit_in_bytes";
-	if (mem_max != cg->mem_limit && set_v1_memory(cg, mem_max) < 0)
+	if (set_v1_memory(cg, mem_max) < 0)
 		goto fail;
 	cg->mem_limit = mem_max;
 	step = "pids.max";

@@ -22,9 +22,10 @@ struct slot_cgroup {
 	int procs_fd[CG_MAX_CONTROLLERS]; /* v1: cgroup.procs, to join */
 	/* v1: the hierarchies' names ("memory", "cpu,cpuacct"), which are both
 	 * the mount options and the directory under /sys/fs/cgroup. */
-	char hierarchy[CG_MAX_CONTROLLERS][64];
+	char hierarchy[CG_MAX_CONTROLLERS + 1][64];
+	int n_hierarchies;               /* joined ones, then view-only cpuset */
 	int n_procs;
-	unsigned long long mem_limit;     /* what memory.max/limit holds now */
+	unsigned long long mem_limit;     /* the limit of the run in progress */
 	/* per run */
 	unsigned long long oom_before;
 	unsigned long long cpu_before_us; /* v2 */

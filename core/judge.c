@@ -486,6 +486,12 @@ static struct json_object *internal_error(const struct eval_test *t)
 	json_object_object_add(o, "passed", json_object_new_boolean(0));
 	json_object_object_add(o, "runtime_ms", json_object_new_int(0));
 	json_object_object_add(o, "verdict", json_object_new_string("IE"));
+	/* Every result has the same fields; what was not measured is null. */
+	json_object_object_add(o, "cpu_ms", NULL);
+	json_object_object_add(o, "wall_ms", NULL);
+	json_object_object_add(o, "memory_kb", NULL);
+	json_object_object_add(o, "exit_code", NULL);
+	json_object_object_add(o, "signal", NULL);
 	json_object_object_add(o, "details", json_object_new_string(
 		"Internal Error (the test did not run)"));
 	return o;

@@ -17,6 +17,7 @@
 
 #include "request.h"
 #include "timeout.h"
+#include "utf8.h"
 
 /* The request is flat; depth only matters for ignored fields. */
 #define REQUEST_DEPTH_MAX 32
@@ -179,6 +180,12 @@ json_body_parse(const char *body, size_t len, char *err, size_t errlen)
 		;
 	if (end == len) {
 		fail(err, errlen, "body is empty");
+		return NULL;
+	}
+	/* json-c's own check (JSON_TOKENER_VALIDATE_UTF8, kept below) lets
+	 * overlong forms, surrogates and code points above U+10FFFF through. */
+	if ((end = utf8_valid_prefix(body, len)) < len) {
+		fail(err, errlen, "body is not valid UTF-8 (at byte %zu)", end);
 		return NULL;
 	}
 	if ((tok = json_tokener_new_ex(REQUEST_DEPTH_MAX)) == NULL) {

@@ -229,7 +229,7 @@ static int make_skeleton(struct slot *s, char *err, size_t errlen)
 				goto fail;
 		}
 	}
-	for (int i = 0; i < s->cg.n_procs; i++) {
+	for (int i = 0; i < s->cg.n_hierarchies; i++) {
 		snprintf(path, sizeof(path), "%s/root/sys/fs/cgroup/%s", s->state_dir,
 			 s->cg.hierarchy[i]);
 		if (mkdir(path, 0755) < 0 && errno != EEXIST)
@@ -647,7 +647,7 @@ static void mount_cgroup_view(const struct plan *p)
 			       "mount cgroup view");
 		return;
 	}
-	for (int i = 0; i < cg->n_procs; i++) {
+	for (int i = 0; i < cg->n_hierarchies; i++) {
 		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s", cg->hierarchy[i]);
 		mount_or_fault(p, "cgroup", path, "cgroup", ro, cg->hierarchy[i],
 			       "mount cgroup view");

@@ -81,6 +81,29 @@ utf8_repair(const char *in, size_t len, char *out)
 	return o;
 }
 
+size_t
+utf8_valid_prefix(const char *in, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t i = 0, k;
+	unsigned char lo, hi;
+	int need;
+
+	while (i < len) {
+		need = lead_byte(s[i], &lo, &hi);
+		if (need == 0 || len - i < (size_t)need)
+			return i;
+		for (k = 1; k < (size_t)need; k++) {
+			if (s[i + k] < lo || s[i + k] > hi)
+				return i;
+			lo = 0x80;
+			hi = 0xbf;
+		}
+		i += (size_t)need;
+	}
+	return i;
+}
+
 struct json_object *
 utf8_json_string(const char *in, size_t len)
 {

@@ -1,0 +1,315 @@
+"""SPEC sections 2 (/evaluate) and 6: judging a program against test cases
+through the real stack.  Every verdict is provoked by a real program, in each
+language that has build/run targets and is installed here (c, cpp, python,
+java); a language that is not installed is skipped by name."""
+
+import pytest
+
+import gaol_helpers as gh
+
+# Programs per language: a+b read from stdin, and the misbehaviours.
+PROGRAMS = {
+    "c": {
+        "ok": '#include <stdio.h>\nint main(){long a,b;scanf("%ld %ld",&a,&b);printf("%ld\\n",a+b);return 0;}\n',
+        "wa_then_loop": '#include <stdio.h>\nint main(){puts("wrong");fflush(stdout);volatile long x=0;for(;;)x++;}\n',
+        "busy": '#include <stdio.h>\nint main(){volatile long x=0;for(;;)x++;}\n',
+        "sleep": '#include <unistd.h>\nint main(){sleep(600);return 0;}\n',
+        "memory": '#include <stdlib.h>\n#include <string.h>\nint main(){for(;;){char*p=malloc(1<<20);if(!p)return 1;memset(p,1,1<<20);}}\n',
+        "exit3": 'int main(){return 3;}\n',
+        "segv": 'int main(){volatile int *p=0;*p=1;return 0;}\n',
+        "flood": '#include <stdio.h>\nint main(){for(;;)fputs("3\\n3\\n3\\n3\\n", stdout);}\n',
+        "spaces": '#include <stdio.h>\nint main(){puts("3");for(;;)fputs("          ", stdout);}\n',
+        "broken": 'int main( { return 0 }\n',
+        "cpu_half_second": '#include <time.h>\n#include <stdio.h>\nint main(){clock_t t=clock();while(clock()-t<CLOCKS_PER_SEC/2);puts("done");return 0;}\n',
+        "file_io": '#include <stdio.h>\nint main(){long a,b;FILE*f=fopen("input.txt","r");FILE*g=fopen("output.txt","w");if(!f||!g)return 2;fscanf(f,"%ld %ld",&a,&b);fprintf(g,"%ld\\n",a+b);fclose(g);return 0;}\n',
+    },
+    "cpp": {
+        "ok": '#include <bits/stdc++.h>\nint main(){long long a,b;std::cin>>a>>b;std::cout<<a+b<<"\\n";}\n',
+        "wa_then_loop": '#include <bits/stdc++.h>\nint main(){std::cout<<"wrong"<<std::endl;volatile long x=0;for(;;)x++;}\n',
+        "busy": 'int main(){volatile long x=0;for(;;)x++;}\n',
+        "sleep": '#include <unistd.h>\nint main(){sleep(600);}\n',
+        "memory": '#include <vector>\n#include <cstring>\nint main(){std::vector<char*> v;for(;;){char*p=new char[1<<20];std::memset(p,1,1<<20);v.push_back(p);}}\n',
+        "exit3": 'int main(){return 3;}\n',
+        "segv": 'int main(){volatile int *p=nullptr;*p=1;}\n',
+        "flood": '#include <cstdio>\nint main(){for(;;)std::fputs("3\\n3\\n3\\n3\\n", stdout);}\n',
+        "spaces": '#include <cstdio>\nint main(){std::puts("3");for(;;)std::fputs("          ", stdout);}\n',
+        "broken": 'int main() { return 0 }\n',
+        "cpu_half_second": '#include <ctime>\n#include <cstdio>\nint main(){std::clock_t t=std::clock();while(std::clock()-t<CLOCKS_PER_SEC/2);std::puts("done");}\n',
+        "file_io": '#include <fstream>\nint main(){std::ifstream f("input.txt");std::ofstream g("output.txt");long a,b;f>>a>>b;g<<a+b<<"\\n";}\n',
+    },
+    "python": {
+        "ok": "a, b = map(int, input().split())\nprint(a + b)\n",
+        "wa_then_loop": "import sys\nprint('wrong'); sys.stdout.flush()\nwhile True: pass\n",
+        "busy": "while True: pass\n",
+        "sleep": "import time\ntime.sleep(600)\n",
+        "memory": "blocks = []\nwhile True:\n    blocks.append(bytearray(1 << 20))\n",
+        "exit3": "import sys\nsys.exit(3)\n",
+        "segv": "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n",
+        "flood": "import sys\nwhile True: sys.stdout.write('3\\n' * 1000)\n",
+        "spaces": "import sys\nprint(3)\nwhile True: sys.stdout.write(' ' * 1000)\n",
+        "broken": "def main(:\n    pass\n",
+        "cpu_half_second": "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.5: pass\nprint('done')\n",
+        "file_io": "a, b = map(int, open('input.txt').read().split())\nopen('output.txt', 'w').write('%d\\n' % (a + b))\n",
+    },
+    "java": {
+        "ok": "import java.util.*;\npublic class Main { public static void main(String[] x) { Scanner s = new Scanner(System.in); long a = s.nextLong(), b = s.nextLong(); System.out.println(a + b); } }\n",
+        "wa_then_loop": "public class Main { public static void main(String[] x) { System.out.println(\"wrong\"); System.out.flush(); long i = 0; while (true) i++; } }\n",
+        "busy": "public class Main { public static void main(String[] x) { long i = 0; while (true) i++; } }\n",
+        "sleep": "public class Main { public static void main(String[] x) throws Exception { Thread.sleep(600000); } }\n",
+        "memory": "import java.util.*;\npublic class Main { public static void main(String[] x) { List<long[]> l = new ArrayList<>(); while (true) { long[] b = new long[1 << 17]; Arrays.fill(b, 1); l.add(b); } } }\n",
+        "exit3": "public class Main { public static void main(String[] x) { System.exit(3); } }\n",
+        "segv": None,
+        "flood": "public class Main { public static void main(String[] x) { StringBuilder b = new StringBuilder(); for (int i = 0; i < 1000; i++) b.append(\"3\\n\"); String s = b.toString(); while (true) System.out.print(s); } }\n",
+        "spaces": "public class Main { public static void main(String[] x) { System.out.println(3); String s = \" \".repeat(1000); while (true) System.out.print(s); } }\n",
+        "broken": "public class Main { public static void main(String[] x) { int a = } }\n",
+        "cpu_half_second": "import java.lang.management.*;\npublic class Main { public static void main(String[] x) { ThreadMXBean t = ManagementFactory.getThreadMXBean(); long s = t.getCurrentThreadCpuTime(); while (t.getCurrentThreadCpuTime() - s < 500_000_000L); System.out.println(\"done\"); } }\n",
+        "file_io": "import java.io.*;\nimport java.util.*;\npublic class Solution { public static void main(String[] x) throws Exception { Scanner s = new Scanner(new File(\"input.txt\")); long a = s.nextLong(), b = s.nextLong(); PrintWriter w = new PrintWriter(\"output.txt\"); w.println(a + b); w.close(); } }\n",
+    },
+}
+
+LANGS = sorted(PROGRAMS)
+
+
+def evaluate(stack, language, code, tests, timeout=180, **extra):
+    body = {"code": code, "language": language,
+            "test_cases": [{"input": i, "expected_output": o} for i, o in tests]}
+    body.update(extra)
+    r = stack.post("/evaluate", body, timeout=timeout)
+    assert r.status == 200, r
+    doc = r.json()
+    assert set(doc) >= {"compile", "results"}, doc
+    assert len(doc["results"]) == len(tests), doc
+    for res in doc["results"]:
+        for key in ("input", "expected", "actual", "error", "success", "passed",
+                    "runtime_ms", "verdict", "cpu_ms", "wall_ms", "memory_kb",
+                    "exit_code", "signal", "details"):
+            assert key in res, (key, res)
+    return doc
+
+
+def program(language, name, installed):
+    if language not in installed:
+        pytest.skip("%s is not installed" % language)
+    code = PROGRAMS[language][name]
+    if code is None:
+        pytest.skip("%s has no way to provoke %s" % (language, name))
+    return code
+
+
+def only(doc):
+    assert len(doc["results"]) == 1, doc
+    return doc["results"][0]
+
+
+# ---------------------------------------------------------------- verdicts
+
+@pytest.mark.parametrize("language", LANGS)
+def test_ok_and_wa_verdicts(stack, installed, language):
+    code = program(language, "ok", installed)
+    doc = evaluate(stack, language, code, [("1 2", "3"), ("40 2\n", "42\n"), ("1 1", "3")])
+    assert doc["compile"]["ok"] is True, doc
+    ok, ok2, wa = doc["results"]
+    assert ok["verdict"] == "OK" and ok["passed"] is True and ok["success"] is True, ok
+    assert ok["details"].startswith("OK (") and ok["details"].endswith("ms)"), ok
+    assert ok2["verdict"] == "OK", ok2
+    assert wa["verdict"] == "WA" and wa["passed"] is False, wa
+    assert wa["details"] == "Wrong Answer", wa
+    assert wa["actual"] == "2\n", wa
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_wrong_first_line_then_a_loop_is_wa_not_tle(stack, installed, language):
+    code = program(language, "wa_then_loop", installed)
+    r = only(evaluate(stack, language, code, [("", "right")], time_limit_ms=1000))
+    assert r["verdict"] == "WA", r
+    # Stopped at the first difference, long before the time limit.
+    assert r["cpu_ms"] < 1000, r
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_tle_by_cpu_time(stack, installed, language):
+    code = program(language, "busy", installed)
+    r = only(evaluate(stack, language, code, [("", "x")], time_limit_ms=300))
+    assert r["verdict"] == "TLE", r
+    assert r["details"].startswith("Time Limit Exceeded"), r
+    assert r["cpu_ms"] > 300, r
+    assert r["exit_code"] is None and r["passed"] is False, r
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_tle_by_the_no_progress_deadline(stack, installed, language):
+    # A sleeping program spends no CPU: the no-progress window (4L + 4s)
+    # ends it, and since it did spend some CPU starting, it is TLE, not IE.
+    code = program(language, "sleep", installed)
+    r = only(evaluate(stack, language, code, [("", "x")], time_limit_ms=100))
+    assert r["verdict"] == "TLE", r
+    assert r["cpu_ms"] > 0, r
+    assert 4400 <= r["wall_ms"] < 5 * 2100 + 2000, r
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_mle_is_the_cgroups_oom_kill(stack, installed, language):
+    code = program(language, "memory", installed)
+    limit = 256 if language == "java" else 64
+    r = only(evaluate(stack, language, code, [("", "x")], memory_limit_mb=limit,
+                      time_limit_ms=5000))
+    assert r["verdict"] in ("MLE", "RE") if language == "java" else r["verdict"] == "MLE", r
+    if r["verdict"] == "MLE":
+        assert r["details"] == "Memory Limit Exceeded", r
+        assert r["memory_kb"] >= limit * 1024 * 0.8, r
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_re_by_exit_code(stack, installed, language):
+    code = program(language, "exit3", installed)
+    r = only(evaluate(stack, language, code, [("", "")]))
+    assert r["verdict"] == "RE", r
+    assert r["exit_code"] == 3, r
+    assert r["details"] == "Runtime Error (exit code 3)", r
+    assert r["success"] is False, r
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_re_by_signal(stack, installed, language):
+    code = program(language, "segv", installed)
+    r = only(evaluate(stack, language, code, [("", "")]))
+    assert r["verdict"] == "RE", r
+    assert r["exit_code"] == 139 and r["signal"] == "SIGSEGV", r
+    assert r["details"].startswith("Runtime Error (exit code 139"), r
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_ole_when_output_passes_the_cap(stack, installed, language):
+    # The session stack caps output at 64 KiB.  Blanks after the expected
+    # answer compare equal, so only the cap can stop this one.
+    code = program(language, "spaces", installed)
+    r = only(evaluate(stack, language, code, [("", "3")], time_limit_ms=5000))
+    assert r["verdict"] == "OLE", r
+    assert r["passed"] is False, r
+
+
+@pytest.mark.parametrize("language", LANGS)
+def test_ce_runs_no_test(stack, installed, language):
+    code = program(language, "broken", installed)
+    doc = evaluate(stack, language, code, [("1 2", "3"), ("2 2", "4")])
+    assert doc["compile"]["ok"] is False, doc
+    assert doc["compile"]["output"], doc
+    for r in doc["results"]:
+        assert r["verdict"] == "CE" and r["details"] == "Compilation Error", r
+        assert r["passed"] is False and r["actual"] == "", r
+
+
+# ---------------------------------------------------------------- measurement
+
+@pytest.mark.parametrize("language", ["c", "cpp", "python"])
+def test_half_a_second_of_cpu_is_reported_within_20_percent(stack, installed, language):
+    code = program(language, "cpu_half_second", installed)
+    r = only(evaluate(stack, language, code, [("", "done")], time_limit_ms=3000))
+    assert r["verdict"] == "OK", r
+    assert 400 <= r["cpu_ms"] <= 600 + (60 if language == "python" else 0), r
+
+
+def test_second_identical_submission_is_a_compile_cache_hit(stack, installed):
+    code = program("cpp", "ok", installed) + "// cache test %s\n" % gh.SECRET_VALUE[-8:]
+    first = evaluate(stack, "cpp", code, [("1 2", "3")])
+    second = evaluate(stack, "c++", code, [("2 2", "4")])
+    assert first["compile"]["cached"] is False, first
+    assert second["compile"]["cached"] is True, second
+    assert second["results"][0]["verdict"] == "OK", second
+    third = evaluate(stack, "cpp", code + "\n", [("2 2", "4")])
+    assert third["compile"]["cached"] is False, third
+
+
+# ---------------------------------------------------------------- file I/O
+
+@pytest.mark.parametrize("language", LANGS)
+def test_file_io_in_both_directions(stack, installed, language):
+    code = program(language, "file_io", installed)
+    doc = evaluate(stack, language, code, [("1 2", "3"), ("5 5", "11")],
+                   input_mode="file", input_file="input.txt", output_file="output.txt")
+    ok, wa = doc["results"]
+    assert ok["verdict"] == "OK", ok
+    assert ok["actual"] == "3\n", ok
+    assert wa["verdict"] == "WA", wa
+
+
+def test_file_io_output_file_missing_is_wa(stack, installed):
+    code = program("python", "ok", installed)      # writes stdout, not the file
+    r = only(evaluate(stack, "python", code, [("1 2", "3")], input_mode="file"))
+    assert r["verdict"] in ("WA", "RE"), r
+    assert r["passed"] is False, r
+
+
+def test_file_io_input_is_read_only(stack, installed):
+    code = ("import os\n"
+            "try:\n    open('input.txt', 'w').write('x'); print('wrote')\n"
+            "except OSError:\n    print('refused')\n"
+            "open('output.txt', 'w').write(open('input.txt').read())\n")
+    program("python", "ok", installed)
+    r = only(evaluate(stack, "python", code, [("1 2", "1 2")], input_mode="file"))
+    assert r["verdict"] == "OK", r
+
+
+# ---------------------------------------------------------------- the API
+
+def test_the_compicode_readme_example_answers_as_documented(stack, installed):
+    program("python", "ok", installed)
+    r = stack.post("/evaluate", {"code": "print(int(input()) * 2)", "language": "python",
+                                 "test_cases": [{"input": "4", "expected_output": "8"}]})
+    assert r.status == 200, r
+    res = r.json()["results"]
+    assert len(res) == 1
+    res = res[0]
+    assert res["input"] == "4" and res["expected"] == "8", res
+    assert res["actual"] == "8\n" and res["error"] == "", res
+    assert res["success"] is True and res["passed"] is True, res
+    assert isinstance(res["runtime_ms"], int) and res["runtime_ms"] >= 0, res
+
+
+def test_language_aliases(stack, installed):
+    program("python", "ok", installed)
+    for alias in ("py3", "python3"):
+        r = only(evaluate(stack, alias, PROGRAMS["python"]["ok"], [("1 2", "3")]))
+        assert r["verdict"] == "OK", (alias, r)
+
+
+def test_java_source_is_named_after_its_public_class(stack, installed):
+    code = program("java", "ok", installed).replace("class Main", "class Adder")
+    r = only(evaluate(stack, "java", code, [("1 2", "3")]))
+    assert r["verdict"] == "OK", r
+
+
+@pytest.mark.parametrize("body,reason", [
+    ({"language": "python", "test_cases": [{"input": "", "expected_output": ""}]}, "code"),
+    ({"code": "x", "test_cases": [{}]}, "language"),
+    ({"code": "x", "language": "python"}, "test_cases"),
+    ({"code": "x", "language": "python", "test_cases": []}, "test_cases"),
+    ({"code": "x", "language": "python", "test_cases": [{}], "time_limit_ms": -5}, "time_limit_ms"),
+    ({"code": "x", "language": "nosuchlanguage", "test_cases": [{}]}, "language"),
+    ({"code": 5, "language": "python", "test_cases": [{}]}, "code"),
+])
+def test_malformed_bodies_get_422_with_the_reason(stack, body, reason):
+    r = stack.post("/evaluate", body)
+    gh.assert_json_error(r, 422)
+    assert reason in r.json()["error"], r
+
+
+def test_many_tests_are_judged_in_order(stack, installed):
+    code = program("python", "ok", installed)
+    tests = [("%d %d" % (i, i), str(2 * i)) for i in range(12)]
+    tests[7] = ("7 7", "15")
+    doc = evaluate(stack, "python", code, tests)
+    verdicts = [r["verdict"] for r in doc["results"]]
+    assert verdicts == ["OK"] * 7 + ["WA"] + ["OK"] * 4, verdicts
+    assert [r["input"] for r in doc["results"]] == [t[0] for t in tests]
+
+
+def test_the_jvm_sizes_its_heap_from_the_runs_own_limit(stack, installed):
+    # SPEC section 5: runtimes that size themselves from cgroup limits see
+    # the run's limit, not the host's (24 GiB here: a default heap of 6 GiB).
+    program("java", "ok", installed)
+    code = ("public class Main { public static void main(String[] x) {"
+            " System.out.println(Runtime.getRuntime().maxMemory() / (1024 * 1024)); } }\n")
+    r = only(evaluate(stack, "java", code, [("", "0")], memory_limit_mb=256))
+    heap_mb = int(r["actual"].strip())
+    assert 0 < heap_mb <= 256, r
