@@ -156,6 +156,21 @@ static bool encoding_is_identity(const char *enc)
 	return *enc == '\0';
 }
 
+/* The first Content-Encoding that is not identity, or NULL.  Every one is
+ * looked at: a header given twice is one list ("identity, gzip", RFC 9110
+ * section 5.3), and nginx before 1.23 hands it over as two params of the
+ * same name, of which FCGX_GetParam sees only the first. */
+static const char *encoding_refused(const FCGX_Request *req)
+{
+	static const char name[] = "HTTP_CONTENT_ENCODING=";
+
+	for (char **p = req->envp; p && *p; p++)
+		if (strncmp(*p, name, sizeof name - 1) == 0 &&
+		    !encoding_is_identity(*p + sizeof name - 1))
+			return *p + sizeof name - 1;
+	return NULL;
+}
+
 static bool type_is_refused(const char *type)
 {
 	while (*type == ' ' || *type == '\t')
@@ -186,13 +201,13 @@ static int parse_length(const char *s, size_t *len)
 static int read_body(const struct gaol_config *cfg, FCGX_Request *req,
 		     char **body, size_t *len, struct answer *a)
 {
-	const char *enc = param(req, "HTTP_CONTENT_ENCODING");
+	const char *enc = encoding_refused(req);
 	const char *type = param(req, "CONTENT_TYPE");
 	const char *clen = param(req, "CONTENT_LENGTH");
 	size_t want, got = 0;
 	char *buf;
 
-	if (!encoding_is_identity(enc)) {
+	if (enc) {
 		answer_error(a, 415, "Content-Encoding %.40s is not supported: "
 			     "send the body uncompressed", enc);
 		return -1;
