@@ -10,7 +10,9 @@
  */
 #include <json-c/json.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +161,35 @@ parse_fields(struct json_object *obj, long timeout_default_ms,
 	return 0;
 }
 
+/* json-c takes NaN, Infinity and -Infinity even in strict mode, and makes a
+ * number out of a double's range (1e400) infinite: none of them is a JSON
+ * number (RFC 8259 section 6).  Depth is bounded by the tokener's limit. */
+static bool
+has_non_finite(struct json_object *v)
+{
+	size_t i;
+
+	switch (json_object_get_type(v)) {
+	case json_type_double:
+		return !isfinite(json_object_get_double(v));
+	case json_type_array:
+		for (i = 0; i < json_object_array_length(v); i++)
+			if (has_non_finite(json_object_array_get_idx(v, i)))
+				return true;
+		return false;
+	case json_type_object: {
+		json_object_object_foreach(v, key, val) {
+			(void)key;
+			if (has_non_finite(val))
+				return true;
+		}
+		return false;
+	}
+	default:
+		return false;
+	}
+}
+
 struct json_object *
 json_body_parse(const char *body, size_t len, char *err, size_t errlen)
 {
@@ -221,6 +252,12 @@ json_body_parse(const char *body, size_t len, char *err, size_t errlen)
 			     "object at byte %zu", end);
 			return NULL;
 		}
+	if (has_non_finite(obj)) {
+		json_object_put(obj);
+		fail(err, errlen, "body is not valid JSON: NaN, Infinity or a "
+		     "number out of range");
+		return NULL;
+	}
 	if (!json_object_is_type(obj, json_type_object)) {
 		fail(err, errlen, "body must be a JSON object, not %s",
 		     json_type_to_name(json_object_get_type(obj)));
