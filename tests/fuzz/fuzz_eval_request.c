@@ -23,6 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	err[0] = '\0';
 	if (eval_request_parse(body, size, &r, err, sizeof err) == 0) {
+		FUZZ_CHECK(fuzz_utf8_valid(body, size), "accepted a body that "
+			   "is not UTF-8");
 		FUZZ_CHECK(r.code.data && r.code.data[r.code.len] == '\0',
 			   "code missing or not terminated");
 		FUZZ_CHECK(r.language, "no language");

@@ -1,7 +1,7 @@
 /*
  * run_request_parse (request.h): any body is either a request of the right
  * shape or a refusal with a reason; never a crash, a leak or a read past the
- * body's length.
+ * body's length; an accepted body is valid UTF-8.
  */
 #include "fuzz.h"
 #include "request.h"
@@ -18,6 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err[0] = '\0';
 	if (run_request_parse(body, size, DEFAULT_MS, MAX_MS, &req, err,
 			      sizeof err) == 0) {
+		FUZZ_CHECK(fuzz_utf8_valid(body, size), "accepted a body that "
+			   "is not UTF-8");
 		FUZZ_CHECK(req.lang_slug && *req.lang_slug, "no lang_slug");
 		FUZZ_CHECK(req.solution.data, "no solution_text");
 		FUZZ_CHECK(req.solution.data[req.solution.len] == '\0',
