@@ -245,6 +245,45 @@ is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* RUN_ROOT_EXTRA: more host directories for the sandbox's read-only root
+ * (toolchains outside /usr, e.g. /opt/go), comma separated. */
+static int
+get_root_extra(struct gaol_config *cfg, char *err, size_t errlen)
+{
+	const char *v = env("RUN_ROOT_EXTRA"), *p, *e;
+	size_t len;
+	char path[4096];
+
+	if (v == NULL)
+		return 0;
+	for (p = v; *p != '\0'; p = *e == ',' ? e + 1 : e) {
+		e = strchrnul(p, ',');
+		len = (size_t)(e - p);
+		if (len == 0)
+			continue;
+		if (len >= sizeof(path))
+			return fail(err, errlen, "RUN_ROOT_EXTRA: a path is too long");
+		memcpy(path, p, len);
+		path[len] = '\0';
+		if (path[0] != '/' || strcmp(path, "/") == 0 ||
+		    strstr(path, "/../") || strstr(path, "/./") || strstr(path, "//") ||
+		    strchr(path, ':') || path[len - 1] == '/' ||
+		    (len >= 3 && strcmp(path + len - 3, "/..") == 0))
+			return fail(err, errlen, "RUN_ROOT_EXTRA=\"%s\": \"%s\" is not "
+				    "a plain absolute path", v, path);
+		if (!is_dir(path))
+			return fail(err, errlen, "RUN_ROOT_EXTRA=\"%s\": \"%s\" is not "
+				    "a directory", v, path);
+		if (cfg->n_root_extra == GAOL_ROOT_EXTRA_MAX)
+			return fail(err, errlen, "RUN_ROOT_EXTRA=\"%s\": more than %d "
+				    "paths", v, GAOL_ROOT_EXTRA_MAX);
+		if ((cfg->root_extra[cfg->n_root_extra] = strdup(path)) == NULL)
+			return fail(err, errlen, "RUN_ROOT_EXTRA: out of memory");
+		cfg->n_root_extra++;
+	}
+	return 0;
+}
+
 /* GAOL_LANGS_DIR, else the first of <exe dir>/../langs (a build tree) and
  * the install locations that is a directory.  Stored resolved. */
 static int
@@ -335,7 +374,8 @@ read_env(struct gaol_config *cfg, char *err, size_t errlen)
 			    UID_NOBODY - cfg->concurrency, cfg->concurrency);
 	cfg->uid_base = (uid_t)n;
 
-	if (get_env_allow(cfg, err, errlen) == -1)
+	if (get_env_allow(cfg, err, errlen) == -1 ||
+	    get_root_extra(cfg, err, errlen) == -1)
 		return -1;
 	if (get_size("RUN_MEMORY_MAX", 0, 0, &cfg->memory_max, err,
 		     errlen) == -1 ||
@@ -378,4 +418,9 @@ config_free(struct gaol_config *cfg)
 		cfg->env_allow[i] = NULL;
 	}
 	cfg->n_env_allow = 0;
+	for (i = 0; i < cfg->n_root_extra; i++) {
+		free(cfg->root_extra[i]);
+		cfg->root_extra[i] = NULL;
+	}
+	cfg->n_root_extra = 0;
 }

@@ -14,6 +14,7 @@
 
 #define GAOL_ENV_ALLOW_MAX 32
 #define EVAL_PARALLEL_MAX 16
+#define GAOL_ROOT_EXTRA_MAX 16
 
 struct gaol_config {
 	unsigned concurrency;           /* RUN_CONCURRENCY: slots, nginx limit_conn */
@@ -26,6 +27,8 @@ struct gaol_config {
 	uid_t uid_base;                 /* RUN_UID_BASE: slot i runs as uid_base + i */
 	char *env_allow[GAOL_ENV_ALLOW_MAX]; /* RUN_ENV_ALLOW, beyond the baseline */
 	size_t n_env_allow;
+	char *root_extra[GAOL_ROOT_EXTRA_MAX]; /* RUN_ROOT_EXTRA: more read-only binds */
+	size_t n_root_extra;
 	unsigned long long memory_max;  /* RUN_MEMORY_MAX: RLIMIT_AS bytes, 0 = off */
 	unsigned long long tmp_size;    /* RUN_SANDBOX_TMP_SIZE, 0 = lang default */
 	unsigned long long mem_max;     /* RUN_SANDBOX_MEM_MAX, 0 = lang default */

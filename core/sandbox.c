@@ -229,6 +229,14 @@ static int make_skeleton(struct slot *s, char *err, size_t errlen)
 				goto fail;
 		}
 	}
+	/* Mount points of RUN_ROOT_EXTRA (under a bound directory they exist
+	 * already, in the host's tree). */
+	for (size_t i = 0; i < s->cfg->n_root_extra; i++) {
+		snprintf(path, sizeof(path), "%s/root%s", s->state_dir, s->cfg->root_extra[i]);
+		struct stat st;
+		if (stat(path, &st) < 0 && mkdir_p(path, 0755) < 0)
+			goto fail;
+	}
 	for (int i = 0; i < s->cg.n_hierarchies; i++) {
 		snprintf(path, sizeof(path), "%s/root/sys/fs/cgroup/%s", s->state_dir,
 			 s->cg.hierarchy[i]);
@@ -582,6 +590,11 @@ static int build_root(const struct plan *p)
 			continue;
 		pathcat(path, sizeof(path), root, root_allow[i]);
 		bind_ro(p, root_allow[i], path, "bind allowlist");
+	}
+	const struct gaol_config *cfg = p->slot->cfg;
+	for (size_t i = 0; i < cfg->n_root_extra; i++) {
+		pathcat(path, sizeof(path), root, cfg->root_extra[i]);
+		bind_ro(p, cfg->root_extra[i], path, "bind RUN_ROOT_EXTRA");
 	}
 	static const char *const identity[] = { "passwd", "group" };
 	for (size_t i = 0; i < N(identity); i++) {

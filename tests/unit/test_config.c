@@ -16,7 +16,8 @@ static const char *const variables[] = {
 	"RUN_CONCURRENCY", "RUN_INPUT_MAX", "RUN_OUTPUT_MAX", "RUN_TIMEOUT_MAX",
 	"DEBUG", "ALLOW_SHUTDOWN", "RUN_UID_BASE", "RUN_ENV_ALLOW",
 	"RUN_MEMORY_MAX", "RUN_SANDBOX_TMP_SIZE", "RUN_SANDBOX_MEM_MAX",
-	"GAOL_LANGS_DIR", "GAOL_STATE_DIR",
+	"GAOL_LANGS_DIR", "GAOL_STATE_DIR", "RUN_ROOT_EXTRA", "RUN_EVAL_PARALLEL",
+	"RUN_EVAL_CACHE_MAX",
 };
 
 static struct gaol_config cfg;
@@ -290,6 +291,39 @@ START_TEST(config_env_allow_trims_and_dedups)
 }
 END_TEST
 
+START_TEST(config_root_extra_takes_existing_directories)
+{
+	setenv("RUN_ROOT_EXTRA", "/usr/share,/var/lib", 1);
+	loads();
+	ck_assert_uint_eq(cfg.n_root_extra, 2);
+	ck_assert_str_eq(cfg.root_extra[0], "/usr/share");
+	ck_assert_str_eq(cfg.root_extra[1], "/var/lib");
+}
+END_TEST
+
+START_TEST(config_rejects_bad_root_extra)
+{
+	refuses("RUN_ROOT_EXTRA", "usr/share");
+	refuses("RUN_ROOT_EXTRA", "/");
+	refuses("RUN_ROOT_EXTRA", "/usr/../root");
+	refuses("RUN_ROOT_EXTRA", "/usr/share/");
+	refuses("RUN_ROOT_EXTRA", "/no/such/gaol/dir");
+	refuses("RUN_ROOT_EXTRA", "/etc/passwd");
+}
+END_TEST
+
+START_TEST(config_eval_defaults_and_bounds)
+{
+	loads();
+	ck_assert_uint_eq(cfg.eval_parallel, 2);
+	ck_assert_uint_eq(cfg.eval_cache_max, 256ULL << 20);
+	refuses("RUN_EVAL_PARALLEL", "0");
+	refuses("RUN_EVAL_PARALLEL", "17");
+	unsetenv("RUN_EVAL_PARALLEL");
+	refuses("RUN_EVAL_CACHE_MAX", "lots");
+}
+END_TEST
+
 START_TEST(config_rejects_bad_env_allow)
 {
 	refuses("RUN_ENV_ALLOW", "1ABC");
@@ -453,6 +487,9 @@ config_suite(void)
 	tcase_add_test(env, config_rejects_bad_uid_base);
 	tcase_add_test(env, config_env_allow_trims_and_dedups);
 	tcase_add_test(env, config_rejects_bad_env_allow);
+	tcase_add_test(env, config_root_extra_takes_existing_directories);
+	tcase_add_test(env, config_rejects_bad_root_extra);
+	tcase_add_test(env, config_eval_defaults_and_bounds);
 	tcase_add_test(env, config_rejects_too_many_env_allow);
 	tcase_add_test(env, config_rejects_bad_sizes);
 	tcase_add_test(env, config_zero_sizes_mean_off);
