@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""Soak: the real stack (nginx/stack.sh, as `make run` starts it) under a
+mixed load for SOAK_SECONDS, then what it grew.
+
+    make soak                      # SOAK_SECONDS=120, RUN_CONCURRENCY=4
+    make mini-soak                 # 20 s, part of `make test`
+
+2 x RUN_CONCURRENCY clients send, without pause, a weighted mix of good runs
+and judgings, failing programs, hostile programs (endless loop, memory hog,
+fork bomb, output flood) and malformed requests (bad JSON, wrong types,
+unknown paths and methods, oversized and compressed bodies).  Each kind has
+its expected statuses; 429 is expected of any kind (twice as many clients
+as slots).  Afterwards, once the slots are idle, it compares with the
+baseline taken after a warm-up:
+
+  - no unexpected status, no 5xx, no connection error, no worker restart;
+  - RSS of the gaol-fcgi master and workers: growth at most 1 KB per
+    request (RSS_PER_REQUEST_MAX), judged per request over the requests
+    that got past nginx's slot limit (a 429 never reaches gaol-fcgi; a
+    client backs off 50-200 ms after one) actually answered (a run shorter than 10,000 requests is judged on its own
+    count and the 10,000-request figure is printed as an extrapolation; a
+    fixed one-off growth makes a short run look worse, never better);
+  - open fds of master and workers, the stack's processes, the slot UIDs'
+    processes, the host's mounts and the slot cgroups: back to baseline.
+
+Prints the figures; exits 1 when a target is missed.  --no-rss skips the
+RSS verdict (the mini-soak: too few requests to judge 1 KB each, and ASan's
+quarantine grows RSS by design), still printing it.
+
+Traffic goes only to 127.0.0.1.  The stack is stopped at the end, whatever
+happens.
+"""
+
+import argparse
+import glob
+import json
+import os
+import random
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+
+import gaol_helpers as gh  # noqa: E402
+
+RSS_PER_REQUEST_MAX = 1024          # bytes
+OUTPUT_MAX = 65536
+UID_BASE = 51001 + (os.getpid() % 400) * 25
+
+
+def run(code, timeout=None, asserts=None):
+    d = {"lang_slug": "python", "solution_text": code}
+    if timeout:
+        d["timeout"] = timeout
+    if asserts:
+        d["asserts"] = asserts
+    return d
+
+
+ADD = "def solution(a, b):\n    return a + b\n"
+EVAL_OK = {"code": "print(int(input()) * 2)", "language": "python",
+           "test_cases": [{"input": "4", "expected_output": "8"},
+                          {"input": "5", "expected_output": "10"}]}
+EVAL_WA = {"code": "print(int(input()) * 3)", "language": "python",
+           "test_cases": [{"input": "4", "expected_output": "8"}], "time_limit_ms": 1000}
+EVAL_TLE = {"code": "while True: pass", "language": "python",
+            "test_cases": [{"input": "", "expected_output": "1"}], "time_limit_ms": 200}
+
+ERRORS_4XX = {400, 404, 405, 411, 413, 415, 422}
+
+# (name, weight, method, path, body, headers, expected statuses)
+KINDS = [
+    ("good run", 30, "POST", "/run", run(ADD, asserts='{"arguments": [[1, 2], [3, 4]]}'),
+     None, {200}),
+    ("good evaluate", 10, "POST", "/evaluate", EVAL_OK, None, {200}),
+    ("health", 5, "GET", "/health", None, None, {200}),
+    ("failing run", 8, "POST", "/run", run("raise SystemExit(3)"), None, {200}),
+    ("exception run", 5, "POST", "/run", run("def solution(a, b):\n    return a / 0\n",
+                                             asserts='{"arguments": [[1, 0]]}'), None, {200}),
+    ("wrong answer", 5, "POST", "/evaluate", EVAL_WA, None, {200}),
+    ("time limit", 3, "POST", "/evaluate", EVAL_TLE, None, {200}),
+    ("endless loop", 3, "POST", "/run", run("while True:\n    pass\n", timeout="1s"), None, {200}),
+    ("memory hog", 3, "POST", "/run",
+     run("b = []\nwhile True:\n    b.append(bytearray(16 << 20))\n", timeout="10s"), None, {200}),
+    ("fork bomb", 2, "POST", "/run",
+     run("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n"
+         "        pass\n", timeout="2s"), None, {200}),
+    ("output flood", 3, "POST", "/run",
+     run("import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n", timeout="5s"),
+     None, {413}),
+    ("stderr and NULs", 3, "POST", "/run",
+     run("import os\nos.write(2, b'\\xff\\x00' * 1000)\nos.write(1, b'\\xc0\\xaf')\n"),
+     None, {200}),
+    ("bad JSON", 4, "POST", "/run", '{"lang_slug": "pyth', None, {400}),
+    ("bad JSON /evaluate", 3, "POST", "/evaluate", '{"code": [', None, {422}),
+    ("wrong types", 3, "POST", "/run", {"lang_slug": 5, "solution_text": []}, None, {400}),
+    ("unknown language", 2, "POST", "/run", run("x") | {"lang_slug": "cobol"}, None, {400}),
+    ("bad timeout", 2, "POST", "/run", run("x", timeout="1h"), None, {400}),
+    ("invalid UTF-8", 2, "POST", "/run",
+     b'{"lang_slug": "python", "solution_text": "\xc0\xaf"}', None, {400}),
+    ("no tests", 2, "POST", "/evaluate", dict(EVAL_OK, test_cases=[]), None, {422}),
+    ("unknown path", 2, "POST", "/nope", "{}", None, {404}),
+    ("wrong method", 2, "GET", "/run", None, None, {405}),
+    ("gzip", 2, "POST", "/run", json.dumps(run(ADD)), {"Content-Encoding": "gzip"}, {415}),
+    ("multipart", 1, "POST", "/evaluate", "--x--", {"Content-Type": "multipart/form-data"},
+     {415}),
+    ("too large", 1, "POST", "/run", b'{"a": "' + b"x" * (1 << 20) + b'"}', None, {413}),
+]
+
+
+# ---------------------------------------------------------------- measures
+
+def rss_kb(pid):
+    for line in (gh._read("/proc/%d/status" % pid) or "").splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def fd_count(pid):
+    try:
+        return len(os.listdir("/proc/%d/fd" % pid))
+    except OSError:
+        return 0
+
+
+def slot_cgroups(lo, hi):
+    dirs = []
+    for uid in range(lo, hi):
+        for pattern in ("/sys/fs/cgroup/**/gaol/uid%d" % uid, "/sys/fs/cgroup/**/gaol/uid%d-*" % uid):
+            dirs.extend(glob.glob(pattern, recursive=True))
+    return sorted(set(dirs))
+
+
+def snapshot(stack):
+    master = stack.fcgi_master()
+    workers = stack.fcgi_workers()
+    gaol = [master] + workers
+    procs = stack.processes()
+    return {
+        "master": master,
+        "workers": workers,
+        "rss_kb": sum(rss_kb(p) for p in gaol),
+        "rss_master_kb": rss_kb(master),
+        "rss_workers_kb": sum(rss_kb(p) for p in workers),
+        "fds": sum(fd_count(p) for p in gaol),
+        "nginx_fds": sum(fd_count(p) for p, v in procs.items() if v[1] == "nginx"),
+        "processes": len(procs),
+        "slot_processes": len(gh.processes_of_uids(stack.uid_base,
+                                                   stack.uid_base + stack.concurrency)),
+        "mounts": len(gh.mountinfo()),
+        "cgroups": len(slot_cgroups(stack.uid_base, stack.uid_base + stack.concurrency)),
+    }
+
+
+def settle(stack, timeout=30):
+    """Waits until no run is left in any slot."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not gh.processes_of_uids(stack.uid_base, stack.uid_base + stack.concurrency):
+            break
+        time.sleep(0.2)
+    time.sleep(1.0)
+
+
+# ---------------------------------------------------------------- load
+
+class Load:
+    def __init__(self, stack, clients, seconds, seed):
+        self.stack = stack
+        self.clients = clients
+        self.deadline = time.monotonic() + seconds
+        self.rng = random.Random(seed)
+        self.lock = threading.Lock()
+        self.by_kind = {}        # name -> {status: count}
+        self.unexpected = []     # (name, status or error, body excerpt)
+        self.n = 0
+        self.weights = [k[1] for k in KINDS]
+
+    def pick(self):
+        with self.lock:
+            return self.rng.choices(KINDS, self.weights)[0]
+
+    def one(self, kind):
+        name, _, method, path, body, headers, expected = kind
+        try:
+            r = gh.request(self.stack.port, method, path, body, headers=headers, timeout=120)
+            status, excerpt = r.status, r.body[:200]
+            if status >= 400:
+                gh.assert_json_error(r, status)
+        except AssertionError as e:
+            status, excerpt = "non-JSON %s" % r.status, str(e)[:200]
+        except Exception as e:  # noqa: BLE001 - a connection error is a finding
+            status, excerpt = type(e).__name__, str(e)[:200]
+        with self.lock:
+            self.n += 1
+            counts = self.by_kind.setdefault(name, {})
+            counts[status] = counts.get(status, 0) + 1
+            if status not in expected and status != 429:
+                self.unexpected.append((name, status, excerpt))
+        return status
+
+    def client(self):
+        rng = random.Random(self.rng.random())
+        while time.monotonic() < self.deadline:
+            if self.one(self.pick()) == 429:
+                # As a client would: back off, then try again.
+                time.sleep(rng.uniform(0.05, 0.2))
+
+    def run(self):
+        threads = [threading.Thread(target=self.client, daemon=True) for _ in range(self.clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+
+def warm_up(stack):
+    """Every kind once, then a few good ones: one-off growth (lazily built
+    tables, the compile cache's first entries, allocator arenas) happens
+    before the baseline."""
+    load = Load(stack, 1, 0, 0)
+    for kind in KINDS:
+        load.one(kind)
+    for _ in range(3):
+        for kind in KINDS[:3]:
+            load.one(kind)
+    return load
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=float(os.environ.get("SOAK_SECONDS", 120)))
+    ap.add_argument("--concurrency", type=int,
+                    default=int(os.environ.get("RUN_CONCURRENCY", 4)))
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("SOAK_SEED", 1)))
+    ap.add_argument("--no-rss", action="store_true", help="report RSS growth, do not judge it")
+    args = ap.parse_args()
+
+    stack = gh.Stack("soak", uid_base=UID_BASE, concurrency=args.concurrency,
+                     env={"RUN_OUTPUT_MAX": str(OUTPUT_MAX)})
+    missed = []
+    try:
+        stack.start()
+        warm = warm_up(stack)
+        if warm.unexpected:
+            print("soak: warm-up answers not as expected: %r" % warm.unexpected)
+        settle(stack)
+        base = snapshot(stack)
+        t0 = time.monotonic()
+        load = Load(stack, 2 * args.concurrency, args.seconds, args.seed)
+        load.run()
+        elapsed = time.monotonic() - t0
+        settle(stack)
+        end = snapshot(stack)
+        restarts = stack.log_text().count("restarting in")
+    finally:
+        log = stack.log_text()
+        try:
+            stack.stop_clean()
+        except AssertionError as e:
+            missed.append("the stack did not stop cleanly: %s" % str(e)[:2000])
+
+    # ---- figures
+    statuses = {}
+    for counts in load.by_kind.values():
+        for st, c in counts.items():
+            statuses[st] = statuses.get(st, 0) + c
+    fivexx = {st: c for st, c in statuses.items() if isinstance(st, int) and st >= 500}
+    # RSS is judged per request that got past nginx's slot limit: a 429
+    # never reaches gaol-fcgi and would only dilute the figure.
+    n = load.n - statuses.get(429, 0)
+    growth_b = (end["rss_kb"] - base["rss_kb"]) * 1024
+    per_req = growth_b / n if n else 0.0
+
+    print("soak: %d requests in %.0f s (%.1f/s) from %d clients, RUN_CONCURRENCY=%d, seed %d; "
+          "%d past the slot limit (not 429)"
+          % (load.n, elapsed, load.n / elapsed if elapsed else 0, 2 * args.concurrency,
+             args.concurrency, args.seed, n))
+    print("soak: by status: %s" % ", ".join("%s: %d" % (k, v) for k, v in
+                                            sorted(statuses.items(), key=lambda kv: str(kv[0]))))
+    print("soak: by kind:")
+    for kind in KINDS:
+        counts = load.by_kind.get(kind[0], {})
+        print("  %-20s %s" % (kind[0], ", ".join("%s: %d" % (k, v) for k, v in
+                                                  sorted(counts.items(), key=lambda kv: str(kv[0])))))
+    print("soak: 5xx: %s" % (fivexx or "none"))
+    print("soak: unexpected answers: %d%s" % (len(load.unexpected),
+                                              "".join("\n  %r" % (u,) for u in load.unexpected[:20])))
+    print("soak: worker restarts: %d" % restarts)
+    print("soak: RSS master+workers: %d kB -> %d kB (master %d -> %d, workers %d -> %d): "
+          "%+d bytes, %+.1f bytes/request (not 429); over 10,000 requests %s%+.0f kB"
+          % (base["rss_kb"], end["rss_kb"], base["rss_master_kb"], end["rss_master_kb"],
+             base["rss_workers_kb"], end["rss_workers_kb"], growth_b, per_req,
+             "" if n >= 10000 else "(extrapolated) ", per_req * 10000 / 1024))
+    for key in ("fds", "nginx_fds", "processes", "slot_processes", "mounts", "cgroups"):
+        print("soak: %-15s %d -> %d" % (key, base[key], end[key]))
+
+    # ---- targets
+    if fivexx:
+        missed.append("5xx answers: %r" % fivexx)
+    if load.unexpected:
+        missed.append("%d unexpected answers" % len(load.unexpected))
+    if restarts:
+        missed.append("%d worker restarts (a worker died)" % restarts)
+    if end["workers"] != base["workers"] or end["master"] != base["master"]:
+        missed.append("the pool's processes changed: %r -> %r"
+                      % ((base["master"], base["workers"]), (end["master"], end["workers"])))
+    if not args.no_rss and per_req > RSS_PER_REQUEST_MAX:
+        missed.append("RSS grew %.0f bytes per request (target %d)" % (per_req, RSS_PER_REQUEST_MAX))
+    for key in ("fds", "processes", "slot_processes", "mounts", "cgroups"):
+        if end[key] != base[key]:
+            missed.append("%s not back to baseline: %d -> %d" % (key, base[key], end[key]))
+    if n == 0:
+        missed.append("no request was answered")
+
+    if missed:
+        print("soak: FAILED:\n  " + "\n  ".join(missed))
+        print("soak: stack log (tail):\n" + log[-3000:])
+        return 1
+    print("soak: all targets met%s" % (" (RSS not judged: --no-rss)" if args.no_rss else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
