@@ -215,10 +215,14 @@ def test_gaol_fcgi_serves_a_socket_handed_over_on_stdin(session_stack):
     env = dict(os.environ, RUN_CONCURRENCY="1", RUN_UID_BASE=str(gh.UID_BASE + 19),
                GAOL_LANGS_DIR=os.path.join(gh.REPO, "langs"))
     proc = subprocess.Popen([os.path.join(gh.BUILD_DIR, "gaol-fcgi")], stdin=listener,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     listener.close()
     try:
-        status, body = fcgi_get("/health", path)
+        try:
+            status, body = fcgi_get("/health", path)
+        except OSError:
+            proc.kill()
+            raise AssertionError("gaol-fcgi did not answer: %s" % proc.communicate()[0])
         assert status == 200, body
         proc.send_signal(signal.SIGTERM)
         out, _ = proc.communicate(timeout=30)
