@@ -32,12 +32,20 @@ die() { echo "bench: $*" >&2; exit 1; }
 for tool in hyperfine wrk bwrap curl "$PY"; do
 	command -v "$tool" >/dev/null || die "$tool is missing (make deps-bench installs it)"
 done
-[ -x "$BUILD_DIR/gaol-run" ] || die "$BUILD_DIR/gaol-run is not built (make)"
+for b in gaol-run gaol-fcgi; do
+	[ -x "$BUILD_DIR/$b" ] || die "$BUILD_DIR/$b is not built (make)"
+done
 [ -x "$ROOT/nginx/stack.sh" ] || die "nginx/stack.sh is missing"
 [ "$(id -u)" = 0 ] || die "gaol needs root to build its sandboxes"
 
 mkdir -p "$OUT"
 rm -f "$OUT"/*.json "$OUT"/wrk-*.txt "$OUT/results.txt"
+# The binaries measured are copies taken now, so that a rebuild during the
+# benchmark cannot change (or break) what is being measured half-way.
+SNAP=$OUT/bin
+rm -rf "$SNAP" && mkdir -p "$SNAP" &&
+	cp "$BUILD_DIR/gaol-run" "$BUILD_DIR/gaol-fcgi" "$SNAP/" ||
+	die "cannot copy the binaries into $SNAP"
 REQUEST=$OUT/request.json
 printf '%s\n' '{"lang_slug": "true", "solution_text": "", "timeout": "10s"}' >"$REQUEST"
 
@@ -66,7 +74,10 @@ for d in /usr /bin /sbin /lib /lib32 /lib64 /etc; do
 done
 BWRAP+=(--tmpfs /tmp --proc /proc --dev /dev /bin/sh -c true)
 
-GAOL_RUN="$BUILD_DIR/gaol-run --langs $LANGS --slot 0"
+# Slot UIDs (and so state directories) of their own, away from the default
+# 10001 of a stack that may be running beside the benchmark.
+export RUN_UID_BASE=${BENCH_UID_BASE:-38001}
+GAOL_RUN="$SNAP/gaol-run --langs $LANGS --slot 0"
 
 echo "bench: sanity checks"
 "${BWRAP[@]}" || die "bwrap cannot run here: ${BWRAP[*]}"
@@ -99,7 +110,7 @@ echo "bench: (d) bwrap --unshare-all /bin/sh -c true, $RUNS runs"
 
 echo "bench: (c) POST /run through nginx, wrk ${WRK_SECONDS}s at concurrency 1 and 2"
 PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-BUILD=$BUILD PORT=$PORT GAOL_LANGS_DIR=$LANGS RUN_CONCURRENCY=2 ALLOW_SHUTDOWN=0 \
+BUILD=$SNAP PORT=$PORT GAOL_LANGS_DIR=$LANGS RUN_CONCURRENCY=2 ALLOW_SHUTDOWN=0 \
 	setsid "$ROOT/nginx/stack.sh" >"$OUT/stack.log" 2>&1 </dev/null &
 STACK_PID=$!
 ready=
@@ -121,7 +132,15 @@ body = open(sys.argv[1]).read().strip()
 open(sys.argv[2], "w").write(
     'wrk.method = "POST"\n'
     'wrk.body = %s\n'
-    'wrk.headers["Content-Type"] = "application/json"\n' % json.dumps(body))
+    'wrk.headers["Content-Type"] = "application/json"\n'
+    '-- the first few failures are shown, so that a non-2xx count has a reason\n'
+    'local shown = 0\n'
+    'response = function(status, headers, body)\n'
+    '  if status ~= 200 and shown < 3 then\n'
+    '    shown = shown + 1\n'
+    '    io.stderr:write("wrk: " .. status .. " " .. body .. "\\n")\n'
+    '  end\n'
+    'end\n' % json.dumps(body))
 EOF
 for c in 1 2; do
 	wrk -t"$c" -c"$c" -d"${WRK_SECONDS}s" --latency -s "$LUA" \
