@@ -9,6 +9,7 @@ another configuration start their own stack (see `make_stack`).
 """
 
 import os
+import shutil
 import time
 
 import pytest
@@ -59,7 +60,11 @@ def host_before():
 @pytest.fixture(scope="session")
 def stacks_started():
     """Every stack the session started, so the last test can check them all."""
-    return []
+    started = []
+    yield started
+    for s in started:
+        s.kill_all()
+        shutil.rmtree(s.workdir, ignore_errors=True)   # its log directory
 
 
 class SessionStack:
