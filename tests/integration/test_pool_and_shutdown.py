@@ -83,37 +83,16 @@ def test_shutdown_404_when_allow_shutdown_is_unset(make_stack):
     assert s.get("/health").status == 200
 
 
-def test_shutdown_200_then_graceful_stop_inflight_run_finishes(make_stack):
-    s = make_stack("shutdown", env={"ALLOW_SHUTDOWN": "1"})
-    s.remember_pids()
-    sockets = s.socket_paths()
-    inflight = {}
-
+def _start_slow_run(s, inflight):
     def slow():
         inflight["r"] = s.py(SLOW, timeout="20s")
-
     t = threading.Thread(target=slow)
     t.start()
     time.sleep(0.8)  # the run is in its sandbox
-    r = s.post("/shutdown", b"")
-    assert r.status == 200, r
-    assert r.json() is not None
-    # While the in-flight run drains, new work is refused with 503 (or the
-    # listener is already closed): never run, never a non-JSON error.
-    try:
-        late = s.run({"lang_slug": "python", "solution_text": gh.py_source("result = 1")},
-                     timeout=20)
-    except ConnectionError:
-        late = None
-    if late is not None:
-        assert late.status != 200, \
-            "a /run sent after /shutdown answered 200 was run: %r" % late
-        assert_json_error(late, 503)
-    t.join(30)
-    r = inflight.get("r")
-    assert r is not None and r.status == 200, r
-    assert "finished" in r.json()["stdout"], r
-    # And then the whole stack stops by itself.
+    return t
+
+
+def _wait_stopped_by_itself(s, sockets):
     try:
         rc = s.proc.wait(timeout=20)
     except Exception:
@@ -124,6 +103,47 @@ def test_shutdown_200_then_graceful_stop_inflight_run_finishes(make_stack):
     problems = s.leftovers()
     assert not problems, "%s\n%s" % (problems, s.log_text())
     assert rc == 0, "stack.sh exited %s after /shutdown:\n%s" % (rc, s.log_text())
+
+
+def test_shutdown_200_then_graceful_stop_inflight_run_finishes(make_stack):
+    s = make_stack("shutdown", env={"ALLOW_SHUTDOWN": "1"})
+    s.remember_pids()
+    sockets = s.socket_paths()
+    inflight = {}
+    t = _start_slow_run(s, inflight)
+    r = s.post("/shutdown", b"")
+    assert r.status == 200, r
+    assert r.headers.get("content-type", "").startswith("application/json"), r
+    r.json()
+    t.join(30)
+    r = inflight.get("r")
+    assert r is not None and r.status == 200, r
+    assert "finished" in r.json()["stdout"], r
+    # And then the whole stack stops by itself.
+    _wait_stopped_by_itself(s, sockets)
+
+
+def test_503_while_shutting_down(make_stack):
+    """While an in-flight run drains after /shutdown, new work is refused
+    with 503 (or the listener is already closed): never run."""
+    s = make_stack("shutdown503", env={"ALLOW_SHUTDOWN": "1"})
+    s.remember_pids()
+    sockets = s.socket_paths()
+    inflight = {}
+    t = _start_slow_run(s, inflight)
+    assert s.post("/shutdown", b"").status == 200
+    try:
+        late = s.run({"lang_slug": "python", "solution_text": gh.py_source("result = 1")},
+                     timeout=20)
+    except ConnectionError:
+        late = None
+    t.join(30)
+    if late is not None:
+        assert late.status != 200, \
+            "a /run sent after /shutdown answered 200 was run: %r" % late
+        assert_json_error(late, 503)
+    assert inflight.get("r") is not None and inflight["r"].status == 200, inflight
+    _wait_stopped_by_itself(s, sockets)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
