@@ -92,7 +92,9 @@ void engine_sweep(struct engine *e)
 void engine_idle(struct engine *e)
 {
 	char err[256];
-	if (slot_refresh(&e->slot, err, sizeof(err)) < 0)
+	/* The next run's sandbox, built now as far as no request decides it;
+	 * judging lanes (used by forked children) are built per run. */
+	if (slot_prepare(&e->slot, err, sizeof(err)) < 0)
 		fprintf(stderr, "gaol: slot %u: %s\n", e->slot.index, err);
 	for (unsigned k = 0; k < e->n_lanes; k++)
 		if (slot_refresh(&e->lanes[k], err, sizeof(err)) < 0)

@@ -45,7 +45,8 @@ void engine_free(struct engine *e);
 /* POST /run with body[0..len). */
 void engine_run(struct engine *e, const char *body, size_t len, struct answer *a);
 /* Work between requests, after the answer went out: fresh network
- * namespaces for the next runs. */
+ * namespaces for the next runs, and the next run's sandbox built as far as
+ * no request decides it. */
 void engine_idle(struct engine *e);
 /* GET /health: cheap, never starts a sandbox. */
 void engine_health(const struct engine *e, struct answer *a);

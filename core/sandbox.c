@@ -117,18 +117,26 @@ struct report {
 	char step[64];
 };
 
-/* Everything a run's children need, computed by the worker before clone so
- * that they only make system calls. */
+/* Everything a run's children need, computed before they need it so that
+ * they only make system calls: by the worker before clone, or, for a sandbox
+ * built ahead of its request, by init from the request it is sent. */
 struct plan {
 	const struct slot *slot;
 	const struct sandbox_spec *spec;
+	bool ahead;              /* built ahead: the request comes on go */
 	int out[2], err[2], report[2];
 	int in[2];               /* stdin, when spec->stdin_data */
 	int file[2];             /* spec->output_file, streamed back by init */
+	int go[2];               /* ahead: the request, worker to init */
 	int export_fd;           /* spec->export_dir */
+	pid_t init;              /* ahead: the init waiting for its request */
 	char overlay_opts[8192];
 	char scratch_opts[64];
 	char *argv[4];
+	/* ahead, in init: the request as received */
+	struct sandbox_spec got_spec;
+	struct lang got_lang;
+	struct sandbox_file *got_files;
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -255,6 +263,7 @@ fail:
 }
 
 static int make_netns(struct slot *s, char *err, size_t errlen);
+static void drop_ahead(struct slot *slot);
 
 static int build_env(struct slot *s, const struct gaol_config *cfg)
 {
@@ -325,6 +334,7 @@ void slot_free(struct slot *slot)
 {
 	if (!slot->ready)
 		return;
+	drop_ahead(slot);
 	slot->ready = false;
 	if (slot->envp) {
 		for (char **e = slot->envp; *e; e++)
@@ -573,16 +583,17 @@ static void build_cache_overlays(const struct plan *p, const char *root,
 	}
 }
 
-/* The run's mount view (SPEC section 5), then pivot_root into it. */
-static int build_root(const struct plan *p)
+/* The part of the run's mount view that no request decides: the new root's
+ * read-only binds, the identity files, /dev and /proc.  A worker builds it
+ * ahead of the request (slot_prepare), or the run does. */
+static void build_static(const struct plan *p)
 {
 	const char *state = p->slot->state_dir;
-	char root[PATH_MAX], path[PATH_MAX], scratch[PATH_MAX];
+	char root[PATH_MAX], path[PATH_MAX];
 
 	mount_or_fault(p, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL,
 		       "make / private");
 	pathcat(root, sizeof(root), state, "/root");
-	pathcat(scratch, sizeof(scratch), state, "/scratch");
 	mount_or_fault(p, root, root, NULL, MS_BIND, NULL, "bind root");
 	for (size_t i = 0; i < N(root_allow); i++) {
 		struct stat st;
@@ -611,21 +622,31 @@ static int build_root(const struct plan *p)
 		pathcat(path, sizeof(path), root, root_masked[i]);
 		bind_ro(p, src, path, "mask service config");
 	}
-	int upper = build_scratch(p, scratch);
-	pathcat(path, sizeof(path), root, "/sandbox");
-	mount_or_fault(p, "overlay", path, "overlay", MS_NOSUID | MS_NODEV,
-		       p->overlay_opts, "mount /sandbox overlay");
-	build_cache_overlays(p, root, scratch);
-	char tmp[PATH_MAX];
-	pathcat(tmp, sizeof(tmp), scratch, "/tmp");
-	pathcat(path, sizeof(path), root, "/tmp");
-	mount_or_fault(p, tmp, path, NULL, MS_BIND, NULL, "bind /tmp");
 	pathcat(path, sizeof(path), root, "/dev");
 	build_dev(p, path);
 	pathcat(path, sizeof(path), root, "/proc");
 	build_proc(p, path);
 	if (sethostname("gaol", 4) < 0)
 		fault(p, "sethostname");
+}
+
+/* The request's part: its writable layers, /sandbox over its language (and
+ * build), then pivot_root into the new root.  Returns the upper layer's fd. */
+static int build_request(const struct plan *p)
+{
+	const char *state = p->slot->state_dir;
+	char root[PATH_MAX], path[PATH_MAX], scratch[PATH_MAX], tmp[PATH_MAX];
+
+	pathcat(root, sizeof(root), state, "/root");
+	pathcat(scratch, sizeof(scratch), state, "/scratch");
+	int upper = build_scratch(p, scratch);
+	pathcat(path, sizeof(path), root, "/sandbox");
+	mount_or_fault(p, "overlay", path, "overlay", MS_NOSUID | MS_NODEV,
+		       p->overlay_opts, "mount /sandbox overlay");
+	build_cache_overlays(p, root, scratch);
+	pathcat(tmp, sizeof(tmp), scratch, "/tmp");
+	pathcat(path, sizeof(path), root, "/tmp");
+	mount_or_fault(p, tmp, path, NULL, MS_BIND, NULL, "bind /tmp");
 
 	if (chdir(root) < 0)
 		fault(p, "chdir root");
@@ -836,7 +857,10 @@ static void send_output_file(const struct plan *p, struct report *r)
 	close(p->file[1]);
 }
 
-static __attribute__((noreturn)) void init_main(const struct plan *p)
+static int plan_layers(struct plan *p, char *err, size_t errlen);
+static int receive_request(struct plan *p);
+
+static __attribute__((noreturn)) void init_main(struct plan *p)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (setns(p->slot->netns_fd, CLONE_NEWNET) < 0)
@@ -848,7 +872,22 @@ static __attribute__((noreturn)) void init_main(const struct plan *p)
 		close(p->in[1]);
 	if (p->file[0] >= 0)
 		close(p->file[0]);
-	int upper = build_root(p);
+	if (p->go[1] >= 0)
+		close(p->go[1]);
+	build_static(p);
+	if (p->ahead) {
+		/* Ready: wait for the request.  The worker gone, so are we. */
+		char why[192];
+		if (receive_request(p) < 0)
+			_exit(0);
+		if (plan_layers(p, why, sizeof(why)) < 0)
+			fault(p, "request layers");
+		if (p->spec->export_dir &&
+		    (p->export_fd = open(p->spec->export_dir,
+					 O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+			fault(p, "open export dir");
+	}
+	int upper = build_request(p);
 
 	pid_t payload = fork();
 	if (payload < 0)
@@ -880,9 +919,216 @@ static __attribute__((noreturn)) void init_main(const struct plan *p)
 	}
 }
 
+/* ---- a request sent to a sandbox built ahead of it ----
+ * A flat buffer: integers in native order (both ends are this program),
+ * strings and byte strings as a 64-bit length and the bytes, a NULL string
+ * as length ~0. */
+
+struct wire {
+	char *buf;
+	size_t len, cap, pos;
+	bool bad;
+};
+
+static void put(struct wire *w, const void *data, size_t len)
+{
+	if (w->bad)
+		return;
+	if (w->len + len > w->cap) {
+		size_t cap = w->cap ? w->cap : 4096;
+		while (cap < w->len + len)
+			cap *= 2;
+		char *nb = realloc(w->buf, cap);
+		if (!nb) {
+			w->bad = true;
+			return;
+		}
+		w->buf = nb;
+		w->cap = cap;
+	}
+	memcpy(w->buf + w->len, data, len);
+	w->len += len;
+}
+
+static void put_u64(struct wire *w, uint64_t v)
+{
+	put(w, &v, sizeof(v));
+}
+
+static void put_bytes(struct wire *w, const char *s, size_t len)
+{
+	put_u64(w, s ? len : ~(uint64_t)0);
+	if (s)
+		put(w, s, len);
+}
+
+static void put_str(struct wire *w, const char *s)
+{
+	put_bytes(w, s, s ? strlen(s) : 0);
+}
+
+static void put_strv(struct wire *w, char **v)
+{
+	uint64_t n = 0;
+	while (v && v[n])
+		n++;
+	put_u64(w, n);
+	for (uint64_t i = 0; i < n; i++)
+		put_str(w, v[i]);
+}
+
+static uint64_t get_u64(struct wire *w)
+{
+	uint64_t v = 0;
+	if (w->pos + sizeof(v) > w->len) {
+		w->bad = true;
+		return 0;
+	}
+	memcpy(&v, w->buf + w->pos, sizeof(v));
+	w->pos += sizeof(v);
+	return v;
+}
+
+/* A NUL-terminated copy (NULs inside kept, as files may hold them). */
+static char *get_bytes(struct wire *w, size_t *len)
+{
+	uint64_t n = get_u64(w);
+	if (w->bad || n == ~(uint64_t)0)
+		return NULL;
+	if (n > w->len - w->pos) {
+		w->bad = true;
+		return NULL;
+	}
+	char *s = malloc(n + 1);
+	if (!s) {
+		w->bad = true;
+		return NULL;
+	}
+	memcpy(s, w->buf + w->pos, n);
+	s[n] = 0;
+	w->pos += n;
+	if (len)
+		*len = n;
+	return s;
+}
+
+static char **get_strv(struct wire *w)
+{
+	uint64_t n = get_u64(w);
+	if (w->bad || n > 100000)
+		return w->bad = true, NULL;
+	char **v = calloc(n + 1, sizeof(*v));
+	for (uint64_t i = 0; v && i < n; i++)
+		v[i] = get_bytes(w, NULL);
+	return v;
+}
+
+static int encode_request(const struct sandbox_spec *spec, struct wire *w)
+{
+	const struct lang *lang = spec->lang;
+	memset(w, 0, sizeof(*w));
+	put_u64(w, 0);                          /* length, filled in below */
+	put_str(w, lang->dir);
+	put_str(w, lang->workdir);
+	put_u64(w, lang->tmp_size);
+	put_strv(w, lang->subdirs);
+	put_strv(w, lang->overlay_paths);
+	put_str(w, spec->command);
+	put_u64(w, (uint64_t)spec->timeout_ms);
+	put_u64(w, (uint64_t)spec->cpu_limit_ms);
+	put_u64(w, spec->output_max);
+	put_str(w, spec->lower);
+	put_str(w, spec->export_dir);
+	put_bytes(w, spec->stdin_data, spec->stdin_len);
+	put_str(w, spec->input_file);
+	put_str(w, spec->output_file);
+	put_u64(w, spec->n_files);
+	for (size_t i = 0; i < spec->n_files; i++) {
+		put_str(w, spec->files[i].name);
+		put_bytes(w, spec->files[i].data, spec->files[i].len);
+	}
+	if (w->bad)
+		return -1;
+	uint64_t len = w->len;
+	memcpy(w->buf, &len, sizeof(len));
+	return 0;
+}
+
+static int read_all(int fd, void *buf, size_t len)
+{
+	char *b = buf;
+	while (len) {
+		ssize_t n = read(fd, b, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		b += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* In init: waits for the request and rebuilds spec and lang from it.  The
+ * memory is init's, freed with it. */
+static int receive_request(struct plan *p)
+{
+	uint64_t len;
+	if (read_all(p->go[0], &len, sizeof(len)) < 0 || len < sizeof(len) ||
+	    len > (1ULL << 34))
+		return -1;
+	struct wire w = { .len = (size_t)len, .pos = sizeof(len) };
+	w.buf = malloc(w.len);
+	if (!w.buf || read_all(p->go[0], w.buf + sizeof(len), w.len - sizeof(len)) < 0)
+		return -1;
+	close(p->go[0]);
+	struct lang *lang = &p->got_lang;
+	struct sandbox_spec *spec = &p->got_spec;
+	lang->dir = get_bytes(&w, NULL);
+	lang->workdir = get_bytes(&w, NULL);
+	lang->tmp_size = get_u64(&w);
+	lang->subdirs = get_strv(&w);
+	lang->overlay_paths = get_strv(&w);
+	spec->lang = lang;
+	spec->command = get_bytes(&w, NULL);
+	spec->timeout_ms = (long)get_u64(&w);
+	spec->cpu_limit_ms = (long)get_u64(&w);
+	spec->output_max = (size_t)get_u64(&w);
+	spec->lower = get_bytes(&w, NULL);
+	spec->export_dir = get_bytes(&w, NULL);
+	spec->stdin_data = get_bytes(&w, &spec->stdin_len);
+	spec->input_file = get_bytes(&w, NULL);
+	spec->output_file = get_bytes(&w, NULL);
+	spec->n_files = (size_t)get_u64(&w);
+	if (w.bad || spec->n_files > 64)
+		return -1;
+	p->got_files = calloc(spec->n_files + 1, sizeof(*p->got_files));
+	if (!p->got_files)
+		return -1;
+	for (size_t i = 0; i < spec->n_files; i++) {
+		p->got_files[i].name = get_bytes(&w, NULL);
+		p->got_files[i].data = get_bytes(&w, &p->got_files[i].len);
+	}
+	spec->files = p->got_files;
+	if (w.bad || !lang->dir || !lang->workdir || !spec->command)
+		return -1;
+	p->spec = spec;
+	/* Unused streams: the payload reads /dev/null, nobody reads the file. */
+	if (!spec->stdin_data || spec->input_file) {
+		close(p->in[0]);
+		p->in[0] = -1;
+	}
+	if (!spec->output_file) {
+		close(p->file[1]);
+		p->file[1] = -1;
+	}
+	free(w.buf);
+	return 0;
+}
+
 /* ---- the worker's side ---- */
 
-static pid_t spawn_init(struct slot *s, const struct plan *p)
+static pid_t spawn_init(struct slot *s, struct plan *p)
 {
 	unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 			      CLONE_NEWUTS;
@@ -1095,6 +1341,7 @@ static void plan_close(struct plan *p)
 		close_fd(&p->report[i]);
 		close_fd(&p->in[i]);
 		close_fd(&p->file[i]);
+		close_fd(&p->go[i]);
 	}
 	close_fd(&p->export_fd);
 }
@@ -1105,22 +1352,19 @@ static bool plain_name(const char *name)
 	       strcmp(name, "..");
 }
 
-static int plan_run(struct plan *p, struct slot *s, const struct sandbox_spec *spec,
-		    char *err, size_t errlen)
+/* What the request decides: the overlay's layers, the tmpfs size, the
+ * command.  Pure string work, done by whoever has the request. */
+static int plan_layers(struct plan *p, char *err, size_t errlen)
 {
+	const struct sandbox_spec *spec = p->spec;
 	const struct lang *lang = spec->lang;
-	memset(p, 0, sizeof(*p));
-	p->slot = s;
-	p->spec = spec;
-	for (int i = 0; i < 2; i++)
-		p->out[i] = p->err[i] = p->report[i] = p->in[i] = p->file[i] = -1;
-	p->export_fd = -1;
+	const char *state = p->slot->state_dir;
 	const char *step = "overlay options";
 	errno = ENAMETOOLONG;
 	int n = snprintf(p->overlay_opts, sizeof(p->overlay_opts),
 			 "lowerdir=%s%s%s,upperdir=%s/scratch/upper,workdir=%s/scratch/work",
 			 spec->lower ? spec->lower : "", spec->lower ? ":" : "",
-			 lang->dir, s->state_dir, s->state_dir);
+			 lang->dir, state, state);
 	if (n < 0 || (size_t)n >= sizeof(p->overlay_opts) || strpbrk(lang->dir, ",:") ||
 	    (spec->lower && strpbrk(spec->lower, ",:")))
 		goto fail;
@@ -1135,71 +1379,214 @@ static int plan_run(struct plan *p, struct slot *s, const struct sandbox_spec *s
 	p->argv[1] = "-c";
 	p->argv[2] = (char *)spec->command;
 	p->argv[3] = NULL;
-	step = "pipe";
-	if (pipe2(p->out, O_CLOEXEC) < 0 || pipe2(p->err, O_CLOEXEC) < 0 ||
-	    pipe2(p->report, O_CLOEXEC) < 0)
-		goto fail;
-	if (spec->stdin_data && !spec->input_file &&
-	    (pipe2(p->in, O_CLOEXEC) < 0 || fcntl(p->in[1], F_SETFL, O_NONBLOCK) < 0))
-		goto fail;
-	if (spec->output_file && pipe2(p->file, O_CLOEXEC) < 0)
-		goto fail;
-	step = "open export dir";
-	if (spec->export_dir &&
-	    (p->export_fd = open(spec->export_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		goto fail;
 	return 0;
 fail:
 	snprintf(err, errlen, "sandbox: %s errno=%d", step, errno);
 	return -1;
 }
 
+static void plan_reset(struct plan *p, struct slot *s)
+{
+	memset(p, 0, sizeof(*p));
+	p->slot = s;
+	for (int i = 0; i < 2; i++)
+		p->out[i] = p->err[i] = p->report[i] = p->in[i] = p->file[i] =
+			p->go[i] = -1;
+	p->export_fd = -1;
+}
+
+/* The pipes between worker and run.  Ahead of a request all of them exist,
+ * since which are needed is not known yet. */
+static int plan_pipes(struct plan *p, bool with_in, bool with_file, bool with_go,
+		      char *err, size_t errlen)
+{
+	if (pipe2(p->out, O_CLOEXEC) < 0 || pipe2(p->err, O_CLOEXEC) < 0 ||
+	    pipe2(p->report, O_CLOEXEC) < 0 ||
+	    (with_in && (pipe2(p->in, O_CLOEXEC) < 0 ||
+			 fcntl(p->in[1], F_SETFL, O_NONBLOCK) < 0)) ||
+	    (with_file && pipe2(p->file, O_CLOEXEC) < 0) ||
+	    (with_go && pipe2(p->go, O_CLOEXEC) < 0)) {
+		snprintf(err, errlen, "sandbox: pipe errno=%d", errno);
+		return -1;
+	}
+	return 0;
+}
+
+static int plan_run(struct plan *p, struct slot *s, const struct sandbox_spec *spec,
+		    char *err, size_t errlen)
+{
+	plan_reset(p, s);
+	p->spec = spec;
+	if (plan_layers(p, err, errlen) < 0 ||
+	    plan_pipes(p, spec->stdin_data && !spec->input_file, spec->output_file,
+		       false, err, errlen) < 0)
+		return -1;
+	if (spec->export_dir &&
+	    (p->export_fd = open(spec->export_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "sandbox: open export dir errno=%d", errno);
+		return -1;
+	}
+	return 0;
+}
+
+/* The worker's ends only, once init has its own. */
+static void plan_close_init_ends(struct plan *p)
+{
+	close_fd(&p->out[1]);
+	close_fd(&p->err[1]);
+	close_fd(&p->report[1]);
+	close_fd(&p->in[0]);
+	close_fd(&p->file[1]);
+	close_fd(&p->go[0]);
+	close_fd(&p->export_fd);
+}
+
+static void reap(pid_t pid)
+{
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+static void drop_ahead(struct slot *slot)
+{
+	struct plan *p = slot->ahead;
+	if (!p)
+		return;
+	slot->ahead = NULL;
+	kill(p->init, SIGKILL);
+	reap(p->init);
+	plan_close(p);
+	free(p);
+}
+
+int slot_prepare(struct slot *slot, char *err, size_t errlen)
+{
+	if (!slot->ready || slot->ahead)
+		return 0;
+	if (slot_refresh(slot, err, errlen) < 0)
+		return -1;
+	struct plan *p = malloc(sizeof(*p));
+	if (!p) {
+		snprintf(err, errlen, "sandbox: out of memory");
+		return -1;
+	}
+	plan_reset(p, slot);
+	p->ahead = true;
+	if (plan_pipes(p, true, true, true, err, errlen) < 0) {
+		plan_close(p);
+		free(p);
+		return -1;
+	}
+	slot->netns_used = true;     /* the init below takes it */
+	p->init = spawn_init(slot, p);
+	if (p->init < 0) {
+		snprintf(err, errlen, "sandbox: clone errno=%d", errno);
+		plan_close(p);
+		free(p);
+		return -1;
+	}
+	plan_close_init_ends(p);
+	slot->ahead = p;
+	return 0;
+}
+
+/* Hands the request to the sandbox built ahead of it.  -1 when that init is
+ * gone (it faulted or was killed): the run is then built afresh. */
+static int send_request(struct plan *p, const struct sandbox_spec *spec)
+{
+	struct wire w;
+	int rc = encode_request(spec, &w);
+	for (size_t off = 0; rc == 0 && off < w.len; ) {
+		ssize_t n = write(p->go[1], w.buf + off, w.len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			rc = -1;
+		else
+			off += (size_t)n;
+	}
+	free(w.buf);
+	close_fd(&p->go[1]);
+	return rc;
+}
+
 int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 		struct sandbox_result *res)
 {
-	struct plan plan;
+	struct plan local, *p = &local;
 	memset(res, 0, sizeof(*res));
 	res->cpu_ms = res->memory_peak_kb = -1;
+	char why[192];
 
-	if (plan_run(&plan, slot, spec, res->fault, sizeof(res->fault)) < 0) {
-		plan_close(&plan);
+	/* The request's names and layers are checked here whichever way the
+	 * sandbox is built, so a bad one never reaches a run. */
+	plan_reset(&local, slot);
+	local.spec = spec;
+	if (plan_layers(&local, res->fault, sizeof(res->fault)) < 0)
 		return -1;
-	}
 	unsigned long long mem = spec->mem_max ? spec->mem_max : spec->lang->mem_max;
 	if (cgroup_slot_begin(&slot->cg, mem, RUN_PIDS_MAX, res->fault,
-			      sizeof(res->fault)) < 0 ||
-	    slot_refresh(slot, res->fault, sizeof(res->fault)) < 0) {
-		plan_close(&plan);
+			      sizeof(res->fault)) < 0)
 		return -1;
-	}
-	slot->netns_used = true;
-	/* Feeding a program that stops reading must not kill the worker. */
+	/* Feeding a program that stops reading (or a sandbox built ahead that
+	 * is gone) must not kill the worker. */
 	sigset_t pipe_set, old_set;
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_set, &old_set);
 
 	long t0 = now_ms();
-	pid_t init = spawn_init(slot, &plan);
-	if (init < 0) {
-		snprintf(res->fault, sizeof(res->fault), "sandbox: clone errno=%d", errno);
-		plan_close(&plan);
-		return -1;
+	pid_t init = -1;
+	if (slot->ahead) {
+		p = slot->ahead;
+		slot->ahead = NULL;
+		p->spec = spec;
+		init = p->init;
+		if (send_request(p, spec) < 0) {
+			kill(init, SIGKILL);
+			reap(init);
+			plan_close(p);
+			free(p);
+			p = &local;
+			init = -1;
+		} else {
+			/* Streams this request does not use. */
+			if (!spec->stdin_data || spec->input_file)
+				close_fd(&p->in[1]);
+			if (!spec->output_file)
+				close_fd(&p->file[0]);
+		}
 	}
-	sigprocmask(SIG_BLOCK, &pipe_set, &old_set);
-	close_fd(&plan.out[1]);
-	close_fd(&plan.err[1]);
-	close_fd(&plan.report[1]);
-	close_fd(&plan.in[0]);
-	close_fd(&plan.file[1]);
-	close_fd(&plan.export_fd);
+	if (init < 0) {
+		if (plan_run(&local, slot, spec, res->fault, sizeof(res->fault)) < 0 ||
+		    slot_refresh(slot, why, sizeof(why)) < 0) {
+			if (!res->fault[0])
+				snprintf(res->fault, sizeof(res->fault), "%s", why);
+			plan_close(&local);
+			sigprocmask(SIG_SETMASK, &old_set, NULL);
+			return -1;
+		}
+		slot->netns_used = true;
+		t0 = now_ms();
+		init = spawn_init(slot, &local);
+		if (init < 0) {
+			snprintf(res->fault, sizeof(res->fault), "sandbox: clone errno=%d", errno);
+			plan_close(&local);
+			sigprocmask(SIG_SETMASK, &old_set, NULL);
+			return -1;
+		}
+		plan_close_init_ends(&local);
+	}
 
 	bool have_status = false;
-	supervise(init, &plan, res, t0, &have_status);
+	supervise(init, p, res, t0, &have_status);
 	int status;
 	while (waitpid(init, &status, 0) < 0 && errno == EINTR)
 		;
 	res->wall_ms = now_ms() - t0;
-	plan_close(&plan);
+	plan_close(p);
+	if (p != &local)
+		free(p);
 	struct timespec zero = { 0, 0 };
 	while (sigtimedwait(&pipe_set, NULL, &zero) > 0)
 		;

@@ -16,6 +16,8 @@
 struct gaol_config;
 struct lang;
 
+struct plan;
+
 /* A worker's slot: the identity and the cgroup its runs use. */
 struct slot {
 	bool ready;              /* slot_init ran: slot_free has work */
@@ -27,6 +29,7 @@ struct slot {
 	char **envp;             /* the payload's environment (allowlist) */
 	int netns_fd;            /* the next run's loopback-only network namespace */
 	bool netns_used;         /* a run entered it: make a fresh one */
+	struct plan *ahead;      /* a sandbox built ahead of its request */
 	struct seccomp_policy seccomp;
 };
 
@@ -105,6 +108,10 @@ void slot_free(struct slot *slot);
 /* Prepares what the next run needs fresh (its network namespace), off the
  * request's path: the worker calls it while idle.  0, or -1 with err. */
 int slot_refresh(struct slot *slot, char *err, size_t errlen);
+/* Builds the next run's sandbox ahead of its request, as far as no request
+ * decides it (namespaces, the read-only root, /dev, /proc): a fresh sandbox
+ * all the same, used by exactly one run.  0, or -1 with err. */
+int slot_prepare(struct slot *slot, char *err, size_t errlen);
 
 /* Runs spec in a fresh sandbox of slot.  Returns 0 when the program ran (its
  * outcome is in res), -1 when the sandbox could not be built (res->fault says
