@@ -101,14 +101,26 @@ class HttpService:
 
     def processes(self):
         """{pid: comm} of the stack's serving processes: nginx master and
-        workers, the gaol-fcgi master and workers, stack.sh."""
-        return {pid: v[1] for pid, v in self.stack.processes().items() if v[1] in self.SERVING}
+        workers, the gaol-fcgi master and workers, stack.sh.  A sandbox a
+        worker built ahead of its next request is not one of them: its init
+        (a fork of the worker, so also "gaol-fcgi") is PID 1 of a PID
+        namespace of its own, and is replaced after every run."""
+        host = _pid_ns("self")
+        return {pid: v[1] for pid, v in self.stack.processes().items()
+                if v[1] in self.SERVING and _pid_ns(pid) == host}
 
     def alive(self):
         return self.stack.proc.poll() is None
 
     def log_text(self):
         return self.stack.log_text()
+
+
+def _pid_ns(pid):
+    try:
+        return os.readlink("/proc/%s/ns/pid" % pid)
+    except OSError:
+        return None
 
 
 class CliService:
