@@ -4,23 +4,35 @@
  * Three processes take part, and each holds only what it needs:
  *
  *   worker   the FastCGI worker (root, host namespaces).  It prepares every
- *            string and table before cloning, then only supervises: it reads
- *            the payload's stdout and stderr with poll(), counting bytes as
- *            they cross, and holds the deadline.  To end a run it kills one
- *            process, the run's init; the kernel does the rest.
+ *            string and table before cloning, then only supervises: it feeds
+ *            stdin, reads the payload's stdout and stderr with poll(),
+ *            counting bytes as they cross, and holds the deadlines.  To end a
+ *            run it kills one process, the run's init; the kernel does the
+ *            rest.
  *   init     PID 1 of the run's new PID namespace, still root, in new mount,
- *            IPC and UTS namespaces and the slot's loopback-only network
- *            namespace.  It builds the mount view (build_root), forks the
- *            payload, reaps everything that is reparented to it, and when
- *            the payload exits reports its status on the report pipe and
- *            exits.  The death of a PID namespace's
+ *            IPC, UTS and cgroup namespaces, a network namespace of its own
+ *            (only a loopback) and the slot's cgroup (cloned into it on v2,
+ *            joined first thing on v1).  It builds the mount view: first
+ *            what no request decides (build_static: the read-only root,
+ *            /dev, /proc, the cgroup view), then the request's part
+ *            (build_request: the writable tmpfs, /sandbox over the language
+ *            directory, pivot_root).  It starts the payload, reaps everything
+ *            reparented to it, and when the payload exits reports its status
+ *            on the report pipe and exits.  The death of a PID namespace's
  *            init kills every process left in it, so nothing a payload starts
  *            (daemons, setsid, double forks) outlives its run.  init dies with
  *            the worker (PR_SET_PDEATHSIG).
- *   payload  joins the slot's cgroup (v1), unshares a cgroup namespace, drops
- *            to the slot UID with no groups, no capabilities and
- *            no_new_privs, closes every other fd, installs seccomp last and
- *            execs /bin/sh -c <command> in /sandbox.
+ *   payload  born in the slot's cgroup (never migrated), drops to the slot
+ *            UID with no groups, no capabilities and no_new_privs, closes
+ *            every other fd, installs seccomp last and execs
+ *            /bin/sh -c <command> in /sandbox.
+ *
+ * A worker builds its next run's sandbox ahead of the request, while idle
+ * (slot_prepare): init is cloned and does build_static, then waits on the go
+ * pipe; the request arrives there (encode_request), and init goes on with
+ * build_request as if it had never waited.  The sandbox is as fresh as one
+ * built on demand and serves exactly one run; if it is gone when the request
+ * comes, the run builds its own.
  *
  * Every setup step that fails is reported as "sandbox: <step> errno=N" on
  * the report pipe before any user code runs, and the run is refused.  All the
@@ -42,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -583,6 +596,27 @@ static void build_cache_overlays(const struct plan *p, const char *root,
 	}
 }
 
+/* The run's own cgroup, read-only at /sys/fs/cgroup, rooted at the slot by
+ * the cgroup namespace init entered: the JVM, Go and .NET size their heaps
+ * and thread pools from the run's limits, not the host's. */
+static void mount_cgroup_view(const struct plan *p, const char *root)
+{
+	const struct slot_cgroup *cg = &p->slot->cg;
+	unsigned long ro = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+	char path[PATH_MAX];
+	if (cg->version == 2) {
+		snprintf(path, sizeof(path), "%s/sys/fs/cgroup", root);
+		mount_or_fault(p, "cgroup2", path, "cgroup2", ro, NULL,
+			       "mount cgroup view");
+		return;
+	}
+	for (int i = 0; i < cg->n_hierarchies; i++) {
+		snprintf(path, sizeof(path), "%s/sys/fs/cgroup/%s", root, cg->hierarchy[i]);
+		mount_or_fault(p, "cgroup", path, "cgroup", ro, cg->hierarchy[i],
+			       "mount cgroup view");
+	}
+}
+
 /* The part of the run's mount view that no request decides: the new root's
  * read-only binds, the identity files, /dev and /proc.  A worker builds it
  * ahead of the request (slot_prepare), or the run does. */
@@ -626,6 +660,7 @@ static void build_static(const struct plan *p)
 	build_dev(p, path);
 	pathcat(path, sizeof(path), root, "/proc");
 	build_proc(p, path);
+	mount_cgroup_view(p, root);
 	if (sethostname("gaol", 4) < 0)
 		fault(p, "sethostname");
 }
@@ -668,26 +703,6 @@ static void set_limit(const struct plan *p, int resource, rlim_t soft, rlim_t ha
 		fault(p, "setrlimit");
 }
 
-/* The run's own cgroup, read-only at /sys/fs/cgroup, rooted at the slot by
- * the cgroup namespace just entered: the JVM, Go and .NET size their heaps
- * and thread pools from the run's limits, not the host's. */
-static void mount_cgroup_view(const struct plan *p)
-{
-	const struct slot_cgroup *cg = &p->slot->cg;
-	unsigned long ro = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
-	char path[128];
-	if (cg->version == 2) {
-		mount_or_fault(p, "cgroup2", "/sys/fs/cgroup", "cgroup2", ro, NULL,
-			       "mount cgroup view");
-		return;
-	}
-	for (int i = 0; i < cg->n_hierarchies; i++) {
-		snprintf(path, sizeof(path), "/sys/fs/cgroup/%s", cg->hierarchy[i]);
-		mount_or_fault(p, "cgroup", path, "cgroup", ro, cg->hierarchy[i],
-			       "mount cgroup view");
-	}
-}
-
 static __attribute__((noreturn)) void payload_main(const struct plan *p)
 {
 	const struct slot *s = p->slot;
@@ -703,11 +718,6 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (s->cg.version == 1 && cgroup_slot_join(&s->cg) < 0)
-		fault(p, "join cgroup");
-	if (unshare(CLONE_NEWCGROUP) < 0)
-		fault(p, "unshare cgroup");
-	mount_cgroup_view(p);
 
 	int in = p->in[0] >= 0 ? p->in[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (in < 0 || dup2(in, 0) < 0 || dup2(p->out[1], 1) < 0 ||
@@ -860,9 +870,31 @@ static void send_output_file(const struct plan *p, struct report *r)
 static int plan_layers(struct plan *p, char *err, size_t errlen);
 static int receive_request(struct plan *p);
 
+static int payload_entry(void *arg)
+{
+	payload_main(arg);
+}
+
 static __attribute__((noreturn)) void init_main(struct plan *p)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* init is the first process of the slot's cgroup (cloned into it on
+	 * v2, joined here on v1), so the payload is born there and never
+	 * migrated; the cgroup namespace makes the slot the root of the view
+	 * the payload gets.  An OOM kill in the cgroup picks the payload
+	 * (oom_score_adj 1000) first; init asks never to be picked, where the
+	 * host lets it (some refuse even root a negative value). */
+	int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (adj >= 0) {
+		if (write(adj, "-1000", 5) != 5) {
+			/* best effort, see above */
+		}
+		close(adj);
+	}
+	if (p->slot->cg.version == 1 && cgroup_slot_join(&p->slot->cg) < 0)
+		fault(p, "join cgroup");
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		fault(p, "unshare cgroup");
 	if (setns(p->slot->netns_fd, CLONE_NEWNET) < 0)
 		fault(p, "enter netns");
 	close(p->out[0]);
@@ -889,11 +921,18 @@ static __attribute__((noreturn)) void init_main(struct plan *p)
 	}
 	int upper = build_request(p);
 
-	pid_t payload = fork();
+	/* The payload shares init's memory until it execs (init waits): the
+	 * cheapest way to a new process; it has its own stack, fd table,
+	 * credentials and signal handlers, and writes nothing of init's. */
+	size_t stack_size = 256 << 10;
+	void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		fault(p, "payload stack");
+	pid_t payload = clone(payload_entry, (char *)stack + stack_size,
+			      CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)p);
 	if (payload < 0)
-		fault(p, "fork payload");
-	if (payload == 0)
-		payload_main(p);
+		fault(p, "clone payload");
 	close(p->out[1]);
 	close(p->err[1]);
 	if (p->in[0] >= 0)

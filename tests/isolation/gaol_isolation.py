@@ -282,8 +282,26 @@ def slot_cgroup_dirs(uid_lo, uid_hi):
     return sorted(set(dirs))
 
 
+def is_idle_sandbox_init(pid):
+    """The init of a sandbox a worker built ahead of its next request: a
+    root-owned fork of the worker ("gaol-fcgi"), PID 1 of a PID namespace of
+    its own, in the slot's cgroup, with no child (no payload yet).  Anything
+    else in a slot cgroup after a run is a leftover."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            children = f.read().split()
+    except OSError:
+        return False
+    return (status.get("Name") == "gaol-fcgi" and status.get("Uid", "").split()[0] == "0"
+            and status.get("NSpid", "").split()[1:] == ["1"] and not children
+            and _pid_ns(pid) != _pid_ns("self"))
+
+
 def cgroup_procs(uid_lo, uid_hi):
-    """{cgroup dir: [pids]} of the non-empty slot cgroups."""
+    """{cgroup dir: [pids]} of the slot cgroups holding anything but an idle
+    sandbox built ahead of its request."""
     out = {}
     for d in slot_cgroup_dirs(uid_lo, uid_hi):
         try:
@@ -291,6 +309,7 @@ def cgroup_procs(uid_lo, uid_hi):
                 pids = [int(x) for x in f.read().split()]
         except OSError:
             continue
+        pids = [p for p in pids if not is_idle_sandbox_init(p)]
         if pids:
             out[d] = pids
     return out
