@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -69,6 +70,7 @@ struct pool {
 	int listen_fd;
 	FCGX_Request refused;    /* the master's own request: 503 while stopping */
 	int stop_r, stop_w;      /* stop pipe: the master closes stop_w to stop */
+	volatile int *stopping_shared; /* one page shared with the workers */
 	pid_t master;
 	sigset_t usual;          /* mask of the workers, and of ppoll()'s wait */
 	bool stopping;
@@ -130,7 +132,8 @@ static void start_worker(struct pool *p, unsigned i)
 		signal(SIGCHLD, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &p->usual, NULL);
 		close(p->stop_w);
-		_exit(worker_main(p->engine, i, p->listen_fd, p->stop_r));
+		_exit(worker_main(p->engine, i, p->listen_fd, p->stop_r,
+				  p->stopping_shared));
 	}
 	w->pid = pid;
 	w->started_ms = now_ms();
@@ -141,6 +144,7 @@ static void begin_stop(struct pool *p)
 	if (p->stopping)
 		return;
 	p->stopping = true;
+	*p->stopping_shared = 1;
 	p->stop_requests_seen = stop_requests;
 	FCGX_InitRequest(&p->refused, p->listen_fd, FCGI_FAIL_ACCEPT_ON_INTR);
 	close(p->stop_w);
@@ -269,6 +273,17 @@ int master_run(struct engine *e, int listen_fd)
 	}
 	p.stop_r = pipefd[0];
 	p.stop_w = pipefd[1];
+	/* Set by the master when it stops and by the worker that answers
+	 * POST /shutdown before its 200 leaves: a request a worker accepts
+	 * after that is refused (503), however the wake-ups race. */
+	p.stopping_shared = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p.stopping_shared == MAP_FAILED) {
+		fprintf(stderr, "gaol-fcgi: master: %s\n", strerror(errno));
+		free(p.slots);
+		return 1;
+	}
+	*p.stopping_shared = 0;
 
 	sigemptyset(&p.usual);
 	sigemptyset(&ours);

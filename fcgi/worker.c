@@ -154,7 +154,8 @@ static void unignore_signals(void)
 	}
 }
 
-int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd)
+int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd,
+		volatile int *stopping)
 {
 	int code = WORKER_EXIT_STOPPED;
 	struct engine e = *engine;      /* configuration and languages: the master's */
@@ -208,12 +209,22 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 			code = WORKER_EXIT_ACCEPT;
 			break;
 		}
+		if (*stopping) {
+			http_refuse_stopping(&req);
+			FCGX_Finish_r(&req);
+			continue;
+		}
 		after = http_serve(&e, &req);
+		/* The 200 of /shutdown is still in libfcgi's buffer: the pool is
+		 * marked stopping before a client can read it and send more. */
+		if (after == HTTP_AFTER_SHUTDOWN) {
+			*stopping = 1;
+			if (kill(getppid(), SIGTERM) < 0)
+				fprintf(stderr, "gaol-fcgi: slot %u: kill master: %s\n",
+					slot, strerror(errno));
+		}
 		FCGX_Finish_r(&req);
 		engine_idle(&e);
-		if (after == HTTP_AFTER_SHUTDOWN && kill(getppid(), SIGTERM) < 0)
-			fprintf(stderr, "gaol-fcgi: slot %u: kill master: %s\n",
-				slot, strerror(errno));
 	}
 
 	FCGX_Finish_r(&req);

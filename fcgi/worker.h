@@ -17,6 +17,9 @@ enum {
  * the read end of the master's stop pipe, becomes readable or hangs up, or a
  * SIGTERM/SIGINT reaches this process.  Returns the process's exit code. */
 struct engine;
-int worker_main(struct engine *e, unsigned slot, int listen_fd, int stop_fd);
+/* stopping: shared with the master and every worker; once set, accepted
+ * requests are answered 503. */
+int worker_main(struct engine *e, unsigned slot, int listen_fd, int stop_fd,
+		volatile int *stopping);
 
 #endif

@@ -226,12 +226,22 @@ wait_ready() {
 supervise() {
 	local ended rc
 	STATUS=0
+	local tick
 	while :; do
 		ended=""
-		wait -n -p ended "$FCGI_PID" "$NGINX_PID" 2>/dev/null
+		# bash 5.2 can miss a trapped signal that lands as wait -n starts
+		# (about once in a hundred here): a ticking child bounds the miss
+		# to half a second.
+		sleep 0.5 &
+		tick=$!
+		wait -n -p ended "$FCGI_PID" "$NGINX_PID" "$tick" 2>/dev/null
 		rc=$?
+		kill "$tick" 2>/dev/null
+		wait "$tick" 2>/dev/null
 		if (( STOPS > 0 )); then
 			return
+		elif [ "$ended" = "$tick" ]; then
+			continue
 		elif [ "$ended" = "$FCGI_PID" ]; then
 			FCGI_PID=""
 			if [ "$rc" = 0 ]; then
