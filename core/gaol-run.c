@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -18,12 +19,17 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: gaol-run [--langs DIR] [--slot N] < request.json\n"
+	fprintf(stderr, "usage: gaol-run [--langs DIR] [--slot N] [--repeat N [--gap MS]] < request.json\n"
 		"       gaol-run [--slot N] --check\n"
 		"  --langs DIR  language directories to use (default: GAOL_LANGS_DIR)\n"
 		"  --slot N     slot to run in (default: RUN_CONCURRENCY, the first\n"
 		"               slot beyond a running pool's)\n"
-		"  --check      build one sandbox and report each mechanism\n");
+		"  --check      build one sandbox and report each mechanism\n"
+		"  --repeat N   run the request N times in this process, as a worker\n"
+		"               does (the next sandbox built between runs), and print\n"
+		"               the median, p10 and p90 of a run on stderr\n"
+		"  --gap MS     with --repeat: pause between runs, as between the\n"
+		"               requests of a service that is not saturated\n");
 }
 
 static char *read_all(FILE *f, size_t max, size_t *len)
@@ -51,6 +57,19 @@ static char *read_all(FILE *f, size_t max, size_t *len)
 	return buf;
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* An /evaluate request has test cases; anything else goes to /run, which
  * answers what is wrong with it. */
 static int is_evaluate(const char *body, size_t len)
@@ -67,7 +86,7 @@ static int is_evaluate(const char *body, size_t len)
 
 int main(int argc, char **argv)
 {
-	long slot = -1;
+	long slot = -1, repeat = 1, gap_ms = 0;
 	int check = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--langs") && i + 1 < argc) {
@@ -81,6 +100,20 @@ int main(int argc, char **argv)
 			char *end;
 			slot = strtol(argv[++i], &end, 10);
 			if (*end || slot < 0 || slot > 1000) {
+				usage();
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+			char *end;
+			repeat = strtol(argv[++i], &end, 10);
+			if (*end || repeat < 1 || repeat > 100000) {
+				usage();
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--gap") && i + 1 < argc) {
+			char *end;
+			gap_ms = strtol(argv[++i], &end, 10);
+			if (*end || gap_ms < 0 || gap_ms > 60000) {
 				usage();
 				return 2;
 			}
@@ -112,15 +145,35 @@ int main(int argc, char **argv)
 		engine_free(&e);
 		return missing ? 1 : 0;
 	}
-	size_t len;
+	size_t len = 0;
 	char *body = read_all(stdin, e.cfg.input_max, &len);
-	struct answer a;
-	if (!body)
-		answer_error(&a, 500, "out of memory");
-	else if (is_evaluate(body, len))
-		engine_evaluate(&e, body, len, &a);
-	else
-		engine_run(&e, body, len, &a);
+	struct answer a = { 0 };
+	double *ms = calloc((size_t)repeat, sizeof(*ms));
+	int evaluate = body && is_evaluate(body, len);
+	for (long i = 0; i < repeat; i++) {
+		answer_free(&a);
+		double t0 = now_ms();
+		if (!body || !ms)
+			answer_error(&a, 500, "out of memory");
+		else if (evaluate)
+			engine_evaluate(&e, body, len, &a);
+		else
+			engine_run(&e, body, len, &a);
+		if (ms)
+			ms[i] = now_ms() - t0;
+		if (i + 1 < repeat) {
+			engine_idle(&e);  /* what a worker does after answering */
+			if (gap_ms)
+				nanosleep(&(struct timespec){ gap_ms / 1000,
+							      (gap_ms % 1000) * 1000000L }, NULL);
+		}
+	}
+	if (repeat > 1 && ms) {
+		qsort(ms, (size_t)repeat, sizeof(*ms), by_value);
+		fprintf(stderr, "gaol-run: %ld runs: median %.3f ms, p10 %.3f ms, p90 %.3f ms\n",
+			repeat, ms[repeat / 2], ms[repeat / 10], ms[repeat * 9 / 10]);
+	}
+	free(ms);
 	fwrite(a.body, 1, a.len, stdout);
 	fputc('\n', stdout);
 	if (a.status != 200)
