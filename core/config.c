@@ -10,7 +10,6 @@
 #include <ctype.h>
 #include <libgen.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fail.h"
 #include "config.h"
 #include "timeout.h"
 
@@ -33,20 +33,6 @@ static const char *const langs_dir_fallbacks[] = {
 	"/usr/share/gaol/langs",
 };
 
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* The variable's value, NULL when unset or empty. */
 static const char *

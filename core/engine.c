@@ -20,7 +20,7 @@
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
-static void answer_json(struct answer *a, int status, struct json_object *obj)
+void answer_json(struct answer *a, int status, struct json_object *obj)
 {
 	size_t len = 0;
 	const char *text = json_object_to_json_string_length(obj, JSON_FLAGS, &len);

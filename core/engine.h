@@ -56,6 +56,9 @@ void engine_health(const struct engine *e, struct answer *a);
  * ("ok name" / "missing name: why").  Returns the number missing. */
 int engine_selfcheck(struct engine *e, FILE *out);
 
+struct json_object;
+/* obj (consumed) as the body, with status. */
+void answer_json(struct answer *a, int status, struct json_object *obj);
 /* {"error": "<formatted reason>"} with status. */
 void answer_error(struct answer *a, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +32,7 @@
 
 #include "cache.h"
 #include "engine.h"
+#include "fail.h"
 #include "judge.h"
 #include "utf8.h"
 
@@ -41,16 +41,6 @@
 
 /* ---- the request ---- */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* A field that may be absent (or null); present, it must have type t. */
 static int field(struct json_object *obj, const char *key, enum json_type t,
@@ -636,21 +626,6 @@ static int build(struct engine *e, const struct lang *lang, const struct eval_re
 }
 
 /* ---- the request, end to end ---- */
-
-static void answer_json(struct answer *a, int status, struct json_object *obj)
-{
-	size_t len = 0;
-	const char *text = json_object_to_json_string_length(obj, JSON_FLAGS, &len);
-	a->status = status;
-	a->body = malloc(len + 1);
-	if (a->body) {
-		memcpy(a->body, text, len + 1);
-		a->len = len;
-	} else {
-		a->status = 500;
-	}
-	json_object_put(obj);
-}
 
 void engine_evaluate(struct engine *e, const char *body, size_t len, struct answer *a)
 {

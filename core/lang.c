@@ -18,7 +18,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fail.h"
 #include "config.h"
 #include "lang.h"
 
@@ -59,20 +59,6 @@ static const char *const manifest_keys[] = {
 	"checker_required", "tmp_size", "mem_max", "overlay_paths", "probe",
 };
 
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* A growing NULL-terminated array of strings. */
 struct strv {

@@ -11,12 +11,12 @@
 #include <json-c/json.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fail.h"
 #include "request.h"
 #include "timeout.h"
 #include "utf8.h"
@@ -24,20 +24,6 @@
 /* The request is flat; depth only matters for ignored fields. */
 #define REQUEST_DEPTH_MAX 32
 
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static int
 is_json_space(char c)
