@@ -1195,14 +1195,16 @@ struct stream {
 	int which;
 };
 
-/* Appends what is readable to a stream's buffer.  Returns 0 at EOF, 1 when
+#define CHUNK 65536
+
+/* Appends what is readable to a stream's buffer (read through the caller's
+ * chunk, which holds the new bytes afterwards).  Returns 0 at EOF, 1 when
  * more may come, -1 when the output cap was crossed. */
-static int drain(struct stream *st, size_t output_max, const char **chunk_out,
+static int drain(struct stream *st, size_t output_max, char *chunk,
 		 size_t *chunk_len)
 {
-	static char chunk[65536];
 	*chunk_len = 0;
-	ssize_t n = read(st->fd, chunk, sizeof(chunk));
+	ssize_t n = read(st->fd, chunk, CHUNK);
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN ? 1 : 0;
 	if (n == 0)
@@ -1226,7 +1228,6 @@ static int drain(struct stream *st, size_t output_max, const char **chunk_out,
 	memcpy(*st->buf + *st->len, chunk, take);
 	*st->len += take;
 	(*st->buf)[*st->len] = 0;
-	*chunk_out = chunk;
 	*chunk_len = take;
 	return over ? -1 : 1;
 }
@@ -1293,6 +1294,7 @@ static void supervise(pid_t init, struct plan *p, struct sandbox_result *res,
 	};
 	struct watch w = { .t0 = t0, .last_progress = t0 };
 	size_t fed = 0;
+	char chunk[CHUNK];
 
 	for (;;) {
 		int open_fds = 0;
@@ -1329,9 +1331,8 @@ static void supervise(pid_t init, struct plan *p, struct sandbox_result *res,
 		for (int i = P_OUT; i <= P_FILE; i++) {
 			if (pfd[i].fd < 0 || !pfd[i].revents)
 				continue;
-			const char *chunk;
 			size_t len;
-			int r = drain(&streams[i], spec->output_max, &chunk, &len);
+			int r = drain(&streams[i], spec->output_max, chunk, &len);
 			if (i == P_OUT && len && spec->on_stdout &&
 			    spec->on_stdout(spec->ctx, chunk, len)) {
 				res->stopped = true;
