@@ -3,18 +3,33 @@
 # starting the same command and against a peer sandbox, all measured in this
 # one invocation so that the ratios compare like with like.
 #
-#   (a) bare      /bin/sh -c true                              hyperfine
-#   (b) gaol-run  the engine from the command line, language
-#                 "true" (tests/bench/langs), slot 0            hyperfine
-#   (c) HTTP      POST /run through nginx + the pool, wrk at
-#                 concurrency 1 and 2 (latency median, req/s)
-#   (d) bwrap     bubblewrap with every namespace, /bin/sh -c true   hyperfine
+#   (a)  bare      /bin/sh -c true, and /bin/sh -c 'exec true' (what the
+#                  benchmark language's test command resolves to)   hyperfine
+#   (b)  gaol-run  the engine from the command line, language
+#                  "true" (tests/bench/langs), slot 0: the whole process
+#                  (start-up included), its start-up alone (a refused
+#                  request), and in-process (--repeat N, --gap 0 and 5 ms:
+#                  a saturated worker and one between requests)
+#   (c)  HTTP      POST /run through nginx + the pool, wrk at
+#                  concurrency 1 and 2 (latency median, req/s)
+#   (d)  bwrap     bubblewrap with every namespace, /bin/sh -c true   hyperfine
+#   (e)  languages tests/bench/service.py, on a stack with langs/: /run a+b
+#                  per installed language against the same toolchain
+#                  command bare; the C++ judge build with and without its
+#                  precompiled header; POST /evaluate of C++ a+b with 50
+#                  test cases, cold and cached compile
 #
-# Prints a table and writes it to $BUILD/bench/results.txt.  Not a pass/fail
-# test: the target (gaol-run - bare <= 1 ms) is reported, not enforced.
+# tests/bench/report.py prints the tables and writes them to
+# $BUILD/bench/results.txt and docs/bench.md.  Not a pass/fail test: targets
+# (sandbox overhead <= 1 ms, pch speed-up >= 3x) are reported, not enforced.
 #
 # Environment: BUILD (default build), BENCH_RUNS (hyperfine runs per command,
-# default 200), BENCH_WRK_SECONDS (duration of each wrk run, default 5).
+# default 200), BENCH_REPEAT (gaol-run --repeat, default 500),
+# BENCH_WRK_SECONDS (duration of each wrk run, default 5), BENCH_LANG_RUNS
+# (runs per language, default 10), BENCH_PCH_RUNS (default 5),
+# BENCH_EVAL_REQUESTS (cold and cached /evaluate requests, default 3),
+# BENCH_LANGS (only these slugs), BENCH_DOC (default docs/bench.md; empty:
+# not written).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -24,6 +39,8 @@ case $BUILD in /*) BUILD_DIR=$BUILD ;; *) BUILD_DIR=$ROOT/$BUILD ;; esac
 OUT=$BUILD_DIR/bench
 RUNS=${BENCH_RUNS:-200}
 WRK_SECONDS=${BENCH_WRK_SECONDS:-5}
+REPEAT=${BENCH_REPEAT:-500}
+DOC=${BENCH_DOC-docs/bench.md}
 LANGS=$ROOT/tests/bench/langs
 PY=/usr/bin/python3
 
@@ -39,7 +56,10 @@ done
 [ "$(id -u)" = 0 ] || die "gaol needs root to build its sandboxes"
 
 mkdir -p "$OUT"
-rm -f "$OUT"/*.json "$OUT"/wrk-*.txt "$OUT/results.txt"
+rm -f "$OUT"/*.json "$OUT"/*.txt
+# The machine is shared: its load at the start and at the end go in the report.
+cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-before.txt"
+date -u '+%Y-%m-%d %H:%M:%S UTC' >"$OUT/date.txt"
 # The binaries measured are copies taken now, so that a rebuild during the
 # benchmark cannot change (or break) what is being measured half-way.
 SNAP=$OUT/bin
@@ -85,12 +105,15 @@ answer=$($GAOL_RUN <"$REQUEST") || die "gaol-run failed: $answer"
 case $answer in *'"exit_code": 0'*|*'"exit_code":0'*) ;; *) die "gaol-run answered: $answer" ;; esac
 echo "  gaol-run: $answer"
 
-# Medians of a shared 2-core machine mean little while it is busy: say so.
-cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-before.txt"
 HF=(hyperfine --style basic --warmup 20 --runs "$RUNS")
 
 echo "bench: (a) bare /bin/sh -c true, $RUNS runs"
 "${HF[@]}" -N --export-json "$OUT/bare.json" '/bin/sh -c true'
+
+# The benchmark language's test command resolves to `exec true` (make -n's
+# one simple line gets exec): this is the like-for-like bare command.
+echo "bench: (a2) bare /bin/sh -c 'exec true', $RUNS runs"
+"${HF[@]}" -N --export-json "$OUT/bare-exec.json" "/bin/sh -c 'exec true'"
 
 # gaol-run reads the request on stdin and hyperfine (1.15) has no --input:
 # it runs through sh, whose own start-up hyperfine measures and subtracts.
@@ -104,6 +127,17 @@ REFUSED=$OUT/refused.json
 printf '%s\n' '{"lang_slug": "no_such_language", "solution_text": ""}' >"$REFUSED"
 echo "bench: (b0) gaol-run start-up only (refused request), $RUNS runs"
 "${HF[@]}" -i -S /bin/sh --export-json "$OUT/gaol-run-startup.json" "$GAOL_RUN < $REFUSED"
+
+# In-process: one gaol-run runs the request REPEAT times as a worker does
+# (the next sandbox built ahead between runs) and prints the median, p10 and
+# p90 of a run on stderr: the sandbox's own cost, without the start-up.
+# --gap 0 is a saturated worker, --gap 5 one that idles between requests.
+for gap in 0 5; do
+	echo "bench: (b1) gaol-run in-process, --repeat $REPEAT --gap $gap"
+	$GAOL_RUN --repeat "$REPEAT" --gap "$gap" <"$REQUEST" >"$OUT/repeat-gap$gap.out" \
+		2>"$OUT/repeat-gap$gap.txt" || { cat "$OUT/repeat-gap$gap.txt" >&2; die "gaol-run --repeat failed"; }
+	cat "$OUT/repeat-gap$gap.txt"
+done
 
 echo "bench: (d) bwrap --unshare-all /bin/sh -c true, $RUNS runs"
 "${HF[@]}" -N --export-json "$OUT/bwrap.json" "${BWRAP[*]}"
@@ -147,60 +181,13 @@ for c in 1 2; do
 		"http://127.0.0.1:$PORT/run" | tee "$OUT/wrk-c$c.txt"
 done
 cleanup
+
+echo "bench: (e) languages, the C++ precompiled header, /evaluate"
+"$PY" "$ROOT/tests/bench/service.py" --out "$OUT" --build "$SNAP" --uid-base "$RUN_UID_BASE" \
+	--lang-runs "${BENCH_LANG_RUNS:-10}" --pch-runs "${BENCH_PCH_RUNS:-5}" \
+	--eval-requests "${BENCH_EVAL_REQUESTS:-3}" --langs "${BENCH_LANGS:-}" ||
+	die "tests/bench/service.py failed"
 cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-after.txt"
 
-"$PY" - "$OUT" <<'EOF' | tee "$OUT/results.txt"
-import json, os, re, sys
-
-out = sys.argv[1]
-
-def hf(name):
-    r = json.load(open(os.path.join(out, name + ".json")))["results"][0]
-    return r["median"] * 1000.0, len(r["times"])
-
-def wrk(c):
-    text = open(os.path.join(out, "wrk-c%d.txt" % c)).read()
-    unit = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60000.0}
-    m = re.search(r"^\s*50%\s+([\d.]+)(us|ms|s|m)\s*$", text, re.M)
-    p50 = float(m.group(1)) * unit[m.group(2)] if m else float("nan")
-    m = re.search(r"^Requests/sec:\s+([\d.]+)", text, re.M)
-    rps = float(m.group(1)) if m else float("nan")
-    m = re.search(r"(\d+) requests in", text)
-    total = int(m.group(1)) if m else 0
-    m = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", text)
-    bad = int(m.group(1)) if m else 0
-    return p50, rps, total, bad
-
-bare, nb = hf("bare")
-run, nr = hf("gaol-run")
-bw, nw = hf("bwrap")
-start, ns = hf("gaol-run-startup")
-rows = [
-    ("bare   /bin/sh -c true", bare, "%d runs" % nb),
-    ("gaol-run (true, slot 0)", run, "%d runs" % nr),
-    ("gaol-run start-up only (400)", start, "%d runs, no sandbox" % ns),
-    ("bwrap  --unshare-all sh -c true", bw, "%d runs" % nw),
-]
-load = [open(os.path.join(out, "load-%s.txt" % w)).read().strip() for w in ("before", "after")]
-lines = ["gaol benchmark (medians measured in this run; %d cores, load average %s before, %s after)"
-         % (os.cpu_count(), load[0], load[1]), ""]
-lines.append("%-34s %10s   %s" % ("what", "median ms", "notes"))
-for name, ms, note in rows:
-    lines.append("%-34s %10.3f   %s" % (name, ms, note))
-for c in (1, 2):
-    p50, rps, total, bad = wrk(c)
-    lines.append("%-34s %10.3f   %.1f req/s, %d requests, %d non-2xx"
-                 % ("HTTP POST /run, wrk -c%d" % c, p50, rps, total, bad))
-over = run - bare
-lines += [
-    "",
-    "ratio gaol-run / bare   %8.2f" % (run / bare),
-    "ratio bwrap / bare      %8.2f" % (bw / bare),
-    "overhead gaol-run - bare %7.3f ms   (target <= 1 ms: %s)"
-    % (over, "met" if over <= 1.0 else "NOT met"),
-    "  of which gaol-run's start-up  %7.3f ms; the run itself - bare %7.3f ms"
-    % (start, run - start - bare),
-]
-print("\n".join(lines))
-EOF
-echo "bench: results in $OUT/results.txt"
+"$PY" "$ROOT/tests/bench/report.py" --out "$OUT" ${DOC:+--doc "$ROOT/$DOC"}
+echo "bench: results in $OUT/results.txt${DOC:+ and $DOC}"
