@@ -20,8 +20,10 @@ baseline taken after a warm-up:
     client backs off 50-200 ms after one) actually answered (a run shorter than 10,000 requests is judged on its own
     count and the 10,000-request figure is printed as an extrapolation; a
     fixed one-off growth makes a short run look worse, never better);
-  - open fds of master and workers, the stack's processes, the slot UIDs'
-    processes, the host's mounts and the slot cgroups: back to baseline.
+  - open fds of master and workers, the stack's serving processes (stack.sh,
+    nginx, gaol-fcgi master and workers), the slot UIDs' processes, the
+    host's mounts and the slot cgroups: back to baseline; at most one
+    sandbox built ahead per idle worker, and no other process.
 
 Prints the figures; exits 1 when a target is missed.  --no-rss skips the
 RSS verdict (the mini-soak: too few requests to judge 1 KB each, and ASan's
@@ -134,11 +136,35 @@ def slot_cgroups(lo, hi):
     return sorted(set(dirs))
 
 
+def classify(stack, master, workers):
+    """The stack's processes as (serving, sandboxes, others): serving is
+    stack.sh, nginx and the gaol-fcgi master and workers; sandboxes are what
+    descends from a live worker once it is idle (the sandbox each worker
+    builds ahead of its next request); others are anything else (stack.sh's
+    own short `sleep`s excepted), which should not exist."""
+    procs = stack.processes()
+    workers = set(workers)
+    serving, sandboxes, others = [], [], []
+    for pid, (ppid, comm, _, _) in procs.items():
+        if pid == master or pid in workers or comm in ("stack.sh", "nginx"):
+            serving.append(pid)
+            continue
+        p = ppid
+        while p in procs and p not in workers:
+            p = procs[p][0]
+        if p in workers:
+            sandboxes.append(pid)
+        elif not (comm == "sleep" and procs.get(ppid, (0, ""))[1] == "stack.sh"):
+            others.append((pid, ppid, comm))
+    return serving, sandboxes, others
+
+
 def snapshot(stack):
     master = stack.fcgi_master()
     workers = stack.fcgi_workers()
     gaol = [master] + workers
     procs = stack.processes()
+    serving, sandboxes, others = classify(stack, master, workers)
     return {
         "master": master,
         "workers": workers,
@@ -147,7 +173,10 @@ def snapshot(stack):
         "rss_workers_kb": sum(rss_kb(p) for p in workers),
         "fds": sum(fd_count(p) for p in gaol),
         "nginx_fds": sum(fd_count(p) for p, v in procs.items() if v[1] == "nginx"),
-        "processes": len(procs),
+        "processes": len(serving),
+        "sandboxes_ahead": len(sandboxes),
+        "other_processes": len(others),
+        "others": others,
         "slot_processes": len(gh.processes_of_uids(stack.uid_base,
                                                    stack.uid_base + stack.concurrency)),
         "mounts": len(gh.mountinfo()),
@@ -297,8 +326,9 @@ def main():
           % (base["rss_kb"], end["rss_kb"], base["rss_master_kb"], end["rss_master_kb"],
              base["rss_workers_kb"], end["rss_workers_kb"], growth_b, per_req,
              "" if n >= 10000 else "(extrapolated) ", per_req * 10000 / 1024))
-    for key in ("fds", "nginx_fds", "processes", "slot_processes", "mounts", "cgroups"):
-        print("soak: %-15s %d -> %d" % (key, base[key], end[key]))
+    for key in ("fds", "nginx_fds", "processes", "sandboxes_ahead", "other_processes",
+                "slot_processes", "mounts", "cgroups"):
+        print("soak: %-16s %d -> %d" % (key, base[key], end[key]))
 
     # ---- targets
     if fivexx:
@@ -315,6 +345,12 @@ def main():
     for key in ("fds", "processes", "slot_processes", "mounts", "cgroups"):
         if end[key] != base[key]:
             missed.append("%s not back to baseline: %d -> %d" % (key, base[key], end[key]))
+    if end["sandboxes_ahead"] > args.concurrency:
+        missed.append("%d sandboxes held by %d idle workers (one each at most)"
+                      % (end["sandboxes_ahead"], args.concurrency))
+    if end["others"]:
+        missed.append("processes that are neither the stack's nor a worker's: %r"
+                      % end["others"])
     if n == 0:
         missed.append("no request was answered")
 
