@@ -60,6 +60,7 @@ rm -f "$OUT"/*.json "$OUT"/*.txt
 # The machine is shared: its load at the start and at the end go in the report.
 cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-before.txt"
 date -u '+%Y-%m-%d %H:%M:%S UTC' >"$OUT/date.txt"
+date +%s >"$OUT/t0.txt"
 # The binaries measured are copies taken now, so that a rebuild during the
 # benchmark cannot change (or break) what is being measured half-way.
 SNAP=$OUT/bin
@@ -188,6 +189,7 @@ echo "bench: (e) languages, the C++ precompiled header, /evaluate"
 	--eval-requests "${BENCH_EVAL_REQUESTS:-3}" --langs "${BENCH_LANGS:-}" ||
 	die "tests/bench/service.py failed"
 cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-after.txt"
+date +%s >"$OUT/t1.txt"
 
 "$PY" "$ROOT/tests/bench/report.py" --out "$OUT" ${DOC:+--doc "$ROOT/$DOC"}
 echo "bench: results in $OUT/results.txt${DOC:+ and $DOC}"

@@ -29,6 +29,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -125,7 +126,8 @@ class Bare:
         self.count = 0
 
     def run(self, cmd_template, workdir, files, timeout=120):
-        """Runs once; returns (seconds, exit status, stdout, stderr)."""
+        """Runs once; returns (seconds, exit status, stdout, stderr, cpu
+        seconds of the command's processes)."""
         self.count += 1
         run_root = os.path.join(self.root, "run-%s-%d" % (self.slug, self.count))
         d = os.path.join(run_root, "dir")
@@ -148,15 +150,18 @@ class Bare:
         env = {"PATH": BARE_PATH, "HOME": home, "LANG": "C.UTF-8"}
         try:
             with open(os.devnull, "rb") as null:
+                r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 t0 = time.monotonic()
                 p = subprocess.run(["/bin/sh", "-c", cmd], cwd=d, env=env, stdin=null,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    timeout=timeout)
                 t = time.monotonic() - t0
+                r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         finally:
             shutil.rmtree(run_root, ignore_errors=True)
+        cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
         return t, p.returncode, p.stdout.decode("utf-8", "replace"), \
-            p.stderr.decode("utf-8", "replace")
+            p.stderr.decode("utf-8", "replace"), cpu
 
 
 # ---------------------------------------------------------------- languages
@@ -206,21 +211,23 @@ def answer_ok(exit_code, stdout, want_records):
 
 
 def bench_language(port, bare_root, slug, runs):
-    ex = example(slug)
     row = {"slug": slug}
-    if ex is None:
-        row["skipped"] = "no tests/integration/examples/%s/sum" % slug
-        return row
-    payload, files, workdir, want = ex
     langdir = os.path.join(LANGS, slug)
     try:
         cmd = resolve(langdir, "test")
     except subprocess.CalledProcessError as e:
-        row["skipped"] = "make -n test: %s" % e.stderr.decode(errors="replace").strip()[:200]
+        err = e.stderr.decode(errors="replace").strip()
+        row["skipped"] = ("no `test` target: /evaluate only (/run answers 400)"
+                          if "No rule to make target" in err else "make -n test: " + err[:200])
         return row
+    ex = example(slug)
+    if ex is None:
+        row["skipped"] = "no tests/integration/examples/%s/sum" % slug
+        return row
+    payload, files, workdir, want = ex
     row["command"] = cmd
     bare = Bare(bare_root, slug)
-    svc, walls, cpus, bares = [], [], [], []
+    svc, walls, cpus, bares, bare_cpus = [], [], [], [], []
     # A first run of each, not counted: the page cache, and a check that
     # both give Codebattle's answer.
     for i in range(runs + 1):
@@ -233,7 +240,7 @@ def bench_language(port, bare_root, slug, runs):
         if why:
             row["failed"] = "service: %s; stderr %r" % (why, doc.get("stderr", "")[-300:])
             return row
-        t, rc, out, err = bare.run(cmd, workdir, files)
+        t, rc, out, err, cpu = bare.run(cmd, workdir, files)
         why = answer_ok(rc, out, want)
         if why:
             row["failed"] = "bare: %s; stderr %r" % (why, err[-300:])
@@ -244,12 +251,14 @@ def bench_language(port, bare_root, slug, runs):
         walls.append(doc.get("wall_ms"))
         cpus.append(doc.get("cpu_ms"))
         bares.append(t * 1000.0)
+        bare_cpus.append(cpu * 1000.0)
     row.update({
         "runs": runs,
         "service_ms": svc, "service_median_ms": median(svc),
         "run_wall_ms_median": median([w for w in walls if w is not None]),
         "run_cpu_ms_median": median([c for c in cpus if c is not None]),
         "bare_ms": bares, "bare_median_ms": median(bares),
+        "bare_cpu_ms_median": median(bare_cpus),
     })
     row["ratio"] = row["service_median_ms"] / row["bare_median_ms"]
     row["overhead_ms"] = row["service_median_ms"] - row["bare_median_ms"]
@@ -276,13 +285,13 @@ def bench_pch(bare_root, runs):
     out["pch_built"] = os.path.isfile(os.path.join(bare.pristine, "pch", "judge", "bits",
                                                    "stdc++.h.gch"))
     # Whether g++ takes the header precompiled (-H marks it "!"), not timed.
-    _, rc, _, err = bare.run(with_pch.replace(" -o ", " -H -o ", 1), "check", files)
+    _, rc, _, err, _ = bare.run(with_pch.replace(" -o ", " -H -o ", 1), "check", files)
     out["pch_used"] = rc == 0 and any(l.startswith("! ") and l.endswith(".gch")
                                       for l in err.splitlines())
     w, wo = [], []
     for i in range(runs + 1):
         for cmd, acc in ((with_pch, w), (without, wo)):
-            t, rc, _, err = bare.run(cmd, "check", files)
+            t, rc, _, err, _ = bare.run(cmd, "check", files)
             if rc != 0:
                 out["failed"] = "%s: exit %d: %s" % (cmd, rc, err[-300:])
                 return out
@@ -386,7 +395,9 @@ def main():
         for slug in installed:
             log("language %s: %d runs through the service and bare" % (slug, args.lang_runs))
             t0 = time.monotonic()
+            load1 = float(open("/proc/loadavg").read().split()[0])
             row = bench_language(stack.port, bare_root, slug, args.lang_runs)
+            row["load1"] = load1
             row["seconds"] = time.monotonic() - t0
             if "failed" in row or "skipped" in row:
                 log("  %s: %s" % (slug, row.get("failed") or row.get("skipped")))
