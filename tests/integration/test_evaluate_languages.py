@@ -226,6 +226,10 @@ def test_mle_is_the_cgroups_oom_kill(stack, installed, language):
     assert r["verdict"] == "MLE", r
     assert r["details"] == "Memory Limit Exceeded", r
     assert r["memory_kb"] >= limit * 1024 * 0.8, r
+    # The runtime is the run's payload, not a child of a shell that turns
+    # the kernel's SIGKILL into exit code 137 and says "Killed" on stderr.
+    assert not (r["exit_code"] == 137 and r["signal"] is None), r
+    assert "Killed" not in r["error"], r
 
 
 @pytest.mark.parametrize("language", LANGS)
