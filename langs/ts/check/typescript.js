@@ -76,9 +76,12 @@ module.exports = { ts, transpile, saveCache };
 
 if (require.main === module && process.argv[2] === '--save-cache') {
   saveCache();
-} else if (require.main === module && process.argv.length === 4) {
-  // POST /evaluate's build step: typescript.js IN OUT
-  const [input, output] = process.argv.slice(2);
+} else if (require.main === module && process.argv[2] === '--build' && process.argv.length === 5) {
+  // POST /evaluate's build step: typescript.js --build IN OUT.  A syntax
+  // error is a compile error: TypeScript's parser recovers from most of them
+  // (`(1 + 2;` becomes `(1 + 2);`) and its output would run, so any
+  // diagnostic refuses the program, as does output that does not compile.
+  const [input, output] = process.argv.slice(3);
   const { code, diagnostics } = transpile(fs.readFileSync(input, 'utf8'), path.basename(input));
   try {
     new vm.Script(Module.wrap(code), { filename: input });  // a syntax check of the output
@@ -86,7 +89,10 @@ if (require.main === module && process.argv[2] === '--save-cache') {
     process.stderr.write((diagnostics.length ? diagnostics : [String(e)]).join('\n') + '\n');
     process.exit(1);
   }
-  if (diagnostics.length) process.stderr.write(diagnostics.join('\n') + '\n');
+  if (diagnostics.length) {
+    process.stderr.write(diagnostics.join('\n') + '\n');
+    process.exit(1);
+  }
   fs.mkdirSync(path.dirname(output), { recursive: true });
   fs.writeFileSync(output, code);
 }
