@@ -116,6 +116,10 @@ def main():
         took = "%d s" % (int(load(out, "t1.txt")) - int(load(out, "t0.txt")))
     except (TypeError, ValueError):
         took = "?"
+    source = {}
+    for line in (load(out, "source.txt") or "").splitlines():
+        k, _, v = line.partition(" ")
+        source[k] = v.strip()
     machine = {
         "nproc": os.cpu_count(),
         "kernel": os.uname().release,
@@ -255,6 +259,10 @@ def main():
           "- date: %s; the whole `tests/bench/run.sh` took %s" % (date, took),
           "- %d cores: %s, %s memory" % (machine["nproc"], machine["cpu"], machine["mem"]),
           "- kernel %s" % machine["kernel"],
+          "- binaries measured (copies taken at the start): gaol-run %s, gaol-fcgi %s; git HEAD "
+          "%s; uncommitted changes then under core/, fcgi/, Makefile: %s"
+          % (source.get("gaol-run", "?"), source.get("gaol-fcgi", "?"), source.get("head", "?"),
+             source.get("dirty") or "none"),
           "- load average (1, 5, 15 min): %s at the start, %s at the end.  **The machine is "
           "shared** with other work (builds, test suites) that ran during the benchmark, so "
           "medians move from run to run; compare figures of one run with each other, not "
@@ -356,6 +364,7 @@ def main():
            "BENCH_WRK_SECONDS (5), BENCH_LANG_RUNS (10), BENCH_PCH_RUNS (5), "
            "BENCH_EVAL_REQUESTS (3), BENCH_LANGS (a subset of slugs), BENCH_DOC (this file; "
            "empty: not written).  The plain-text tables are in build/bench/results.txt.", ""]
+    os.makedirs(os.path.dirname(os.path.abspath(args.doc)), exist_ok=True)
     with open(args.doc, "w") as fh:
         fh.write("\n".join(md))
     return 0

@@ -67,6 +67,15 @@ SNAP=$OUT/bin
 rm -rf "$SNAP" && mkdir -p "$SNAP" &&
 	cp "$BUILD_DIR/gaol-run" "$BUILD_DIR/gaol-fcgi" "$SNAP/" ||
 	die "cannot copy the binaries into $SNAP"
+# What they were built from, as far as git knows: others may be editing the
+# sources while the benchmark runs.
+{
+	echo "head $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
+	echo "dirty $(git -C "$ROOT" status --porcelain -- core fcgi Makefile 2>/dev/null | awk '{print $2}' | tr '\n' ' ')"
+	for b in gaol-run gaol-fcgi; do
+		echo "$b $(sha256sum "$SNAP/$b" | cut -c1-16) built $(date -u -r "$BUILD_DIR/$b" '+%H:%M:%S')"
+	done
+} >"$OUT/source.txt"
 REQUEST=$OUT/request.json
 printf '%s\n' '{"lang_slug": "true", "solution_text": "", "timeout": "10s"}' >"$REQUEST"
 
