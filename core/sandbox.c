@@ -835,12 +835,16 @@ static int copy_tree(int src, int dst, int depth)
 	return rc;
 }
 
-/* After the payload: nothing else of the run may go on writing. */
+/* After the payload: nothing else of the run may go on.  Everything left in
+ * the PID namespace is init's child by now (orphans are reparented to it):
+ * kill them all, again while any is left, and reap them. */
 static void kill_the_rest(void)
 {
-	kill(-1, SIGKILL);
-	while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
-		;
+	for (;;) {
+		kill(-1, SIGKILL);
+		if (waitpid(-1, NULL, __WALL) < 0 && errno == ECHILD)
+			return;
+	}
 }
 
 static void send_output_file(const struct plan *p, struct report *r)
@@ -944,8 +948,9 @@ static __attribute__((noreturn)) void init_main(struct plan *p)
 		if (w == payload) {
 			struct report r = { .kind = REPORT_EXIT, .status = status,
 					    .maxrss_kb = ru.ru_maxrss };
-			if (p->spec->output_file || p->export_fd >= 0)
-				kill_the_rest();
+			/* Nothing but init is left when the report goes out,
+			 * and nothing writes a file or an export afterwards. */
+			kill_the_rest();
 			if (p->spec->output_file)
 				send_output_file(p, &r);
 			if (p->export_fd >= 0 && copy_tree(upper, p->export_fd, 0) < 0)
@@ -1620,7 +1625,10 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 
 	bool have_status = false;
 	supervise(init, p, res, t0, &have_status);
-	int status;
+	int status = 0;
+	/* The answer waits for init's exit: with it go the run's mounts and
+	 * the memory its tmpfs held, so nothing of the run is left when the
+	 * caller hears of it. */
 	while (waitpid(init, &status, 0) < 0 && errno == EINTR)
 		;
 	res->wall_ms = now_ms() - t0;

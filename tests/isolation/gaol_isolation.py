@@ -106,8 +106,12 @@ class HttpService:
         (a fork of the worker, so also "gaol-fcgi") is PID 1 of a PID
         namespace of its own, and is replaced after every run."""
         host = _pid_ns("self")
-        return {pid: v[1] for pid, v in self.stack.processes().items()
-                if v[1] in self.SERVING and _pid_ns(pid) == host}
+        procs = self.stack.processes()
+        # stack.sh forks briefly (a subshell that becomes `sleep`): only
+        # the stack.sh that is not a child of stack.sh is serving.
+        return {pid: v[1] for pid, v in procs.items()
+                if v[1] in self.SERVING and _pid_ns(pid) == host
+                and not (v[1] == "stack.sh" and procs.get(v[0], (0, ""))[1] == "stack.sh")}
 
     def alive(self):
         return self.stack.proc.poll() is None
