@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,9 +190,21 @@ void cache_sweep(const char *cache_dir)
 	if (!d)
 		return;
 	struct dirent *e;
-	while ((e = readdir(d)))
-		if (!strncmp(e->d_name, ".tmp-", 5))
-			remove_at(dirfd(d), e->d_name, 0);
+	while ((e = readdir(d))) {
+		/* .tmp-<pid>-<n> and .tmp-evict-<pid>-...: only a dead
+		 * process's; another service sharing the state directory may
+		 * be building right now. */
+		const char *rest = e->d_name;
+		if (strncmp(rest, ".tmp-", 5))
+			continue;
+		rest += 5;
+		if (!strncmp(rest, "evict-", 6))
+			rest += 6;
+		long pid = strtol(rest, NULL, 10);
+		if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+			continue;
+		remove_at(dirfd(d), e->d_name, 0);
+	}
 	closedir(d);
 }
 

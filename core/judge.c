@@ -554,7 +554,12 @@ static int build(struct engine *e, const struct lang *lang, const struct eval_re
 	char cache_dir[4200];
 	snprintf(cache_dir, sizeof(cache_dir), "%s/cache", e->cfg.state_dir);
 	struct cache_key key;
-	if (cache_key_make(&key, lang->slug, lang->version, lang->build_cmd,
+	/* The toolchain's version and the language directory's files (build
+	 * scripts, headers) are part of what a build is. */
+	char version[1024];
+	snprintf(version, sizeof(version), "%s\ntree %s", lang->version ? lang->version : "",
+		 lang->fingerprint ? lang->fingerprint : "");
+	if (cache_key_make(&key, lang->slug, version, lang->build_cmd,
 			   source_name(lang), req->code.data, req->code.len) < 0) {
 		snprintf(fault, faultlen, "out of memory");
 		return -1;

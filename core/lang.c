@@ -599,6 +599,81 @@ out:
 	return rc;
 }
 
+/* --- the directory's fingerprint --- */
+
+static uint64_t
+fnv1a(const void *data, size_t len, uint64_t h)
+{
+	const unsigned char *p = data;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Sums a hash of every entry's path, type, size and mtime below dirfd: the
+ * sum does not depend on the order readdir gives. */
+static int
+fingerprint_at(int dirfd, const char *rel, int depth, uint64_t *sum)
+{
+	DIR *d;
+	struct dirent *e;
+	struct stat st;
+	char path[PATH_MAX];
+	int fd, sub, rc = 0;
+
+	if (depth > 64 || (fd = dup(dirfd)) == -1)
+		return -1;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", rel, e->d_name);
+		uint64_t h = fnv1a(path, strlen(path), 0xcbf29ce484222325ULL);
+		h = fnv1a(&st.st_mode, sizeof(st.st_mode), h);
+		h = fnv1a(&st.st_size, sizeof(st.st_size), h);
+		h = fnv1a(&st.st_mtim, sizeof(st.st_mtim), h);
+		*sum += h;
+		if (S_ISDIR(st.st_mode)) {
+			sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY |
+				     O_NOFOLLOW | O_CLOEXEC);
+			if (sub == -1) {
+				rc = -1;
+				break;
+			}
+			rc = fingerprint_at(sub, path, depth + 1, sum);
+			close(sub);
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+/* What the language directory holds, as one word: part of the compile
+ * cache's key, so that a changed build script or header is a new key. */
+static int
+fingerprint(const char *dir, char **out)
+{
+	uint64_t sum = 0;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (fd == -1)
+		return -1;
+	rc = fingerprint_at(fd, "", 0, &sum);
+	close(fd);
+	if (rc == -1 || asprintf(out, "%016llx", (unsigned long long)sum) < 0)
+		return -1;
+	return 0;
+}
+
 /* --- resolving make targets --- */
 
 /* Whether the physical line s[0..len) ends in an odd run of backslashes,
@@ -1004,6 +1079,8 @@ load_one(const struct gaol_config *cfg, const char *name, struct lang *lang,
 				   (char **)((char *)lang + targets[i].offset),
 				   why, sizeof(why)) == -1)
 			return fail(err, errlen, "%s: %s", lang->dir, why);
+	if (fingerprint(lang->dir, &lang->fingerprint) == -1)
+		return fail(err, errlen, "%s: fingerprint errno=%d", lang->dir, errno);
 	if (list_subdirs(lang->dir, &lang->subdirs, why, sizeof(why)) == -1)
 		return fail(err, errlen, "%s: %s", lang->dir, why);
 	return 0;
@@ -1110,6 +1187,7 @@ lang_free(struct lang *lang)
 	strv_free(lang->overlay_paths);
 	free(lang->probe);
 	free(lang->version);
+	free(lang->fingerprint);
 	free(lang->test_cmd);
 	free(lang->build_cmd);
 	free(lang->run_cmd);

@@ -26,6 +26,7 @@ struct lang {
 	char *probe;             /* shell command: exit 0 when the toolchain is here */
 	bool installed;          /* probe result at start-up */
 	char *version;           /* what the probe printed (compile cache key) */
+	char *fingerprint;       /* of the directory's files (compile cache key) */
 	char *test_cmd;          /* `make -n test`, resolved; NULL if no target */
 	char *build_cmd;         /* `make -n build`, NULL if no target */
 	char *run_cmd;           /* `make -n run`, NULL if no target */
