@@ -259,10 +259,11 @@ def main():
           "- date: %s; the whole `tests/bench/run.sh` took %s" % (date, took),
           "- %d cores: %s, %s memory" % (machine["nproc"], machine["cpu"], machine["mem"]),
           "- kernel %s" % machine["kernel"],
-          "- binaries measured (copies taken at the start): gaol-run %s, gaol-fcgi %s; git HEAD "
+          "- binaries measured (copies taken at the start; sha256 prefix, build time): gaol-run %s, "
+          "gaol-fcgi %s; git HEAD "
           "%s; uncommitted changes then under core/, fcgi/, Makefile: %s"
           % (source.get("gaol-run", "?"), source.get("gaol-fcgi", "?"), source.get("head", "?"),
-             source.get("dirty") or "none"),
+             (source.get("dirty") or "none") if "dirty" in source else "not recorded"),
           "- load average (1, 5, 15 min): %s at the start, %s at the end.  **The machine is "
           "shared** with other work (builds, test suites) that ran during the benchmark, so "
           "medians move from run to run; compare figures of one run with each other, not "
