@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "tree.h"
 
 #define EVICT_GRACE 60
 
@@ -149,39 +150,9 @@ int cache_reserve(const char *cache_dir, char *tmp, size_t tmplen, char *out,
 	return mkdir(out, 0755);
 }
 
-static int remove_at(int at, const char *name, int depth)
-{
-	struct stat st;
-	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode))
-		return unlinkat(at, name, 0);
-	if (depth > 128) {
-		errno = ELOOP;
-		return -1;
-	}
-	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	struct dirent *e;
-	int rc = 0;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    remove_at(dirfd(d), e->d_name, depth + 1) < 0)
-			rc = -1;
-	closedir(d);
-	if (unlinkat(at, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		rc = -1;
-	return rc;
-}
-
 int cache_remove_tree(const char *path)
 {
-	return remove_at(AT_FDCWD, path, 0);
+	return tree_remove_at(AT_FDCWD, path);
 }
 
 void cache_sweep(const char *cache_dir)
@@ -203,7 +174,7 @@ void cache_sweep(const char *cache_dir)
 		long pid = strtol(rest, NULL, 10);
 		if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
 			continue;
-		remove_at(dirfd(d), e->d_name, 0);
+		tree_remove_at(dirfd(d), e->d_name);
 	}
 	closedir(d);
 }

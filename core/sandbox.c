@@ -70,6 +70,7 @@
 #include "config.h"
 #include "lang.h"
 #include "sandbox.h"
+#include "tree.h"
 
 #define RUN_PIDS_MAX 512
 #define RUN_NOFILE 256
@@ -277,6 +278,7 @@ fail:
 
 static int make_netns(struct slot *s, char *err, size_t errlen);
 static void drop_ahead(struct slot *slot);
+static void reap_exiting(struct slot *slot);
 
 static int build_env(struct slot *s, const struct gaol_config *cfg)
 {
@@ -309,6 +311,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
 	memset(slot, 0, sizeof(*slot));
 	slot->ready = true;
 	slot->netns_fd = -1;
+	slot->exiting_mntns = -1;
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
 		slot->cg.dir_fd[i] = slot->cg.procs_fd[i] = -1;
 	slot->cg.peak_fd = -1;
@@ -348,6 +351,7 @@ void slot_free(struct slot *slot)
 	if (!slot->ready)
 		return;
 	drop_ahead(slot);
+	reap_exiting(slot);
 	slot->ready = false;
 	if (slot->envp) {
 		for (char **e = slot->envp; *e; e++)
@@ -478,7 +482,7 @@ static void write_file(const struct plan *p, int dirfd, const char *name,
 
 /* The writable layers: one tmpfs sized per language holds the overlay's
  * upper and work directories and /tmp, so one cap bounds every write. */
-static int build_scratch(const struct plan *p, const char *scratch)
+static int build_scratch(const struct plan *p, const char *scratch, int *scratch_fd)
 {
 	const struct lang *lang = p->spec->lang;
 	uid_t uid = p->slot->uid;
@@ -517,7 +521,7 @@ static int build_scratch(const struct plan *p, const char *scratch)
 		write_file(p, ufd, p->spec->input_file, p->spec->stdin_data,
 			   p->spec->stdin_len, 0, 0444);
 	close(wfd);
-	close(sfd);
+	*scratch_fd = sfd;
 	return ufd;
 }
 
@@ -666,15 +670,16 @@ static void build_static(const struct plan *p)
 }
 
 /* The request's part: its writable layers, /sandbox over its language (and
- * build), then pivot_root into the new root.  Returns the upper layer's fd. */
-static int build_request(const struct plan *p)
+ * build), then pivot_root into the new root.  Returns the upper layer's fd;
+ * *scratch_fd is the writable tmpfs's root. */
+static int build_request(const struct plan *p, int *scratch_fd)
 {
 	const char *state = p->slot->state_dir;
 	char root[PATH_MAX], path[PATH_MAX], scratch[PATH_MAX], tmp[PATH_MAX];
 
 	pathcat(root, sizeof(root), state, "/root");
 	pathcat(scratch, sizeof(scratch), state, "/scratch");
-	int upper = build_scratch(p, scratch);
+	int upper = build_scratch(p, scratch, scratch_fd);
 	pathcat(path, sizeof(path), root, "/sandbox");
 	mount_or_fault(p, "overlay", path, "overlay", MS_NOSUID | MS_NODEV,
 		       p->overlay_opts, "mount /sandbox overlay");
@@ -768,73 +773,6 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 	fault(p, "execve /bin/sh");
 }
 
-/* Copies a finished build's files out of the run's upper layer, as root,
- * trusting nothing in it: regular files, directories and symlinks only (a
- * symlink is only ever followed inside a later sandbox), no set-id bits,
- * nothing followed while copying. */
-static int copy_tree(int src, int dst, int depth)
-{
-	if (depth > 64) {
-		errno = ELOOP;
-		return -1;
-	}
-	int fd = dup(src);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d)
-		return -1;
-	struct dirent *e;
-	int rc = 0;
-	while (rc == 0 && (e = readdir(d))) {
-		struct stat st;
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (fstatat(src, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			rc = -1;
-		} else if (S_ISDIR(st.st_mode)) {
-			int s2 = openat(src, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (s2 < 0 || (mkdirat(dst, e->d_name, 0755) < 0 && errno != EEXIST)) {
-				rc = -1;
-			} else {
-				int d2 = openat(dst, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-				rc = d2 < 0 ? -1 : copy_tree(s2, d2, depth + 1);
-				if (d2 >= 0)
-					close(d2);
-			}
-			if (s2 >= 0)
-				close(s2);
-		} else if (S_ISREG(st.st_mode)) {
-			int in = openat(src, e->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-			int out = openat(dst, e->d_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-					 O_CLOEXEC, (st.st_mode & 0111) | 0644);
-			char buf[65536];
-			ssize_t n = 0;
-			while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
-				if (write(out, buf, (size_t)n) != n) {
-					n = -1;
-					break;
-				}
-			if (in < 0 || out < 0 || n < 0)
-				rc = -1;
-			if (in >= 0)
-				close(in);
-			if (out >= 0)
-				close(out);
-		} else if (S_ISLNK(st.st_mode)) {
-			char target[PATH_MAX];
-			ssize_t n = readlinkat(src, e->d_name, target, sizeof(target) - 1);
-			if (n < 0)
-				rc = -1;
-			else {
-				target[n] = 0;
-				rc = symlinkat(target, dst, e->d_name);
-			}
-		}
-		/* devices (overlay whiteouts), fifos, sockets: not a build's */
-	}
-	closedir(d);
-	return rc;
-}
-
 /* After the payload: nothing else of the run may go on.  Everything left in
  * the PID namespace is init's child by now (orphans are reparented to it):
  * kill them all, again while any is left, and reap them. */
@@ -923,7 +861,8 @@ static __attribute__((noreturn)) void init_main(struct plan *p)
 					 O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 			fault(p, "open export dir");
 	}
-	int upper = build_request(p);
+	int scratch_fd;
+	int upper = build_request(p, &scratch_fd);
 
 	/* The payload shares init's memory until it execs (init waits): the
 	 * cheapest way to a new process; it has its own stack, fd table,
@@ -953,8 +892,22 @@ static __attribute__((noreturn)) void init_main(struct plan *p)
 			kill_the_rest();
 			if (p->spec->output_file)
 				send_output_file(p, &r);
-			if (p->export_fd >= 0 && copy_tree(upper, p->export_fd, 0) < 0)
+			if (p->export_fd >= 0 && tree_copy(upper, p->export_fd) < 0)
 				fault(p, "export build output");
+			/* What the run wrote goes now, before the report: the
+			 * memory its tmpfs held is free when the caller hears of
+			 * the run, while the mounts themselves go with the mount
+			 * namespace, later (the worker holds it until it is idle,
+			 * so that their teardown is not the caller's wait). */
+			/* The overlay pins what was written through it: off
+			 * with it first, then the files go for good. */
+			umount2("/sandbox", MNT_DETACH);
+			tree_empty(scratch_fd);
+			int shm = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (shm >= 0) {
+				tree_empty(shm);
+				close(shm);
+			}
 			report_write(p->report[1], &r);
 			_exit(0);   /* and the kernel kills whatever is left */
 		}
@@ -1302,10 +1255,13 @@ static void supervise(pid_t init, struct plan *p, struct sandbox_result *res,
 	char chunk[CHUNK];
 
 	for (;;) {
+		/* Done when the streams are at their end and init has reported:
+		 * it reports after the rest of the run is dead, and its own exit
+		 * need not be waited for here. */
 		int open_fds = 0;
-		for (int i = 0; i < P_IN; i++)
+		for (int i = 0; i < P_REPORT; i++)
 			open_fds += pfd[i].fd >= 0;
-		if (!open_fds)
+		if (!open_fds && (*have_status || pfd[P_REPORT].fd < 0))
 			break;
 		long now = now_ms();
 		enum deadline d = deadline_passed(p->slot, spec, &w, now);
@@ -1504,9 +1460,24 @@ static void drop_ahead(struct slot *slot)
 	free(p);
 }
 
+/* The last run's init exits alone (it reported already): reap it, and let
+ * its mount namespace go. */
+static void reap_exiting(struct slot *slot)
+{
+	if (slot->exiting > 0)
+		reap(slot->exiting);
+	slot->exiting = 0;
+	if (slot->exiting_mntns >= 0)
+		close(slot->exiting_mntns);
+	slot->exiting_mntns = -1;
+}
+
 int slot_prepare(struct slot *slot, char *err, size_t errlen)
 {
-	if (!slot->ready || slot->ahead)
+	if (!slot->ready)
+		return 0;
+	reap_exiting(slot);
+	if (slot->ahead)
 		return 0;
 	if (slot_refresh(slot, err, errlen) < 0)
 		return -1;
@@ -1562,6 +1533,7 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	memset(res, 0, sizeof(*res));
 	res->cpu_ms = res->memory_peak_kb = -1;
 	char why[192];
+	reap_exiting(slot);
 
 	/* The request's names and layers are checked here whichever way the
 	 * sandbox is built, so a bad one never reaches a run. */
@@ -1623,14 +1595,27 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 		plan_close_init_ends(&local);
 	}
 
+	/* The run's mount namespace, held so that init's exit does not tear it
+	 * down while the caller waits (see init_main's report). */
+	char nspath[64];
+	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/mnt", (int)init);
+	int mntns = open(nspath, O_RDONLY | O_CLOEXEC);
+
 	bool have_status = false;
 	supervise(init, p, res, t0, &have_status);
 	int status = 0;
-	/* The answer waits for init's exit: with it go the run's mounts and
-	 * the memory its tmpfs held, so nothing of the run is left when the
-	 * caller hears of it. */
-	while (waitpid(init, &status, 0) < 0 && errno == EINTR)
-		;
+	if (have_status && !res->killed && !res->fault[0] && mntns >= 0) {
+		/* init reported after killing and reaping the rest of the run
+		 * and emptying its tmpfs: what is left is its own exit and the
+		 * namespaces' teardown, done while the worker is idle. */
+		slot->exiting = init;
+		slot->exiting_mntns = mntns;
+	} else {
+		while (waitpid(init, &status, 0) < 0 && errno == EINTR)
+			;
+		if (mntns >= 0)
+			close(mntns);
+	}
 	res->wall_ms = now_ms() - t0;
 	plan_close(p);
 	if (p != &local)

@@ -30,6 +30,8 @@ struct slot {
 	int netns_fd;            /* the next run's loopback-only network namespace */
 	bool netns_used;         /* a run entered it: make a fresh one */
 	struct plan *ahead;      /* a sandbox built ahead of its request */
+	pid_t exiting;           /* the last run's init, exiting on its own */
+	int exiting_mntns;       /* and its mount namespace, held until idle */
 	struct seccomp_policy seccomp;
 };
 
