@@ -16,12 +16,15 @@
  *            what no request decides (build_static: the read-only root,
  *            /dev, /proc, the cgroup view), then the request's part
  *            (build_request: the writable tmpfs, /sandbox over the language
- *            directory, pivot_root).  It starts the payload, reaps everything
- *            reparented to it, and when the payload exits reports its status
- *            on the report pipe and exits.  The death of a PID namespace's
- *            init kills every process left in it, so nothing a payload starts
- *            (daemons, setsid, double forks) outlives its run.  init dies with
- *            the worker (PR_SET_PDEATHSIG).
+ *            directory, pivot_root).  It starts the payload and reaps
+ *            everything reparented to it.  When the payload exits it kills
+ *            and reaps whatever is left (nothing a payload starts - daemons,
+ *            setsid, double forks - outlives its run), empties the run's
+ *            tmpfs, reports the status on the report pipe and exits.  init
+ *            dies with the worker (PR_SET_PDEATHSIG), and the death of a PID
+ *            namespace's init kills every process left in it.  The worker
+ *            answers at the report and reaps init, and lets the mount
+ *            namespace go, while idle: the teardown is nobody's wait.
  *   payload  born in the slot's cgroup (never migrated), drops to the slot
  *            UID with no groups, no capabilities and no_new_privs, closes
  *            every other fd, installs seccomp last and execs
