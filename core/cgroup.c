@@ -313,6 +313,7 @@ int cgroup_slot_setup(struct slot_cgroup *cg, const char *slot_name, char *err,
 			cg->dir_fd[i] = fd;
 		if (write_text(fd, "memory.swap.max", "0") < 0 ||
 		    write_text(fd, "memory.oom.group", "1") < 0 ||
+		    write_u64(fd, "pids.max", CG_PIDS_MAX) < 0 ||
 		    write_text(fd, "cpu.weight", "100") < 0) {
 			snprintf(err, errlen, "cgroup: configure %s errno=%d",
 				 cg->path[0], errno);
@@ -364,6 +365,7 @@ int cgroup_slot_setup(struct slot_cgroup *cg, const char *slot_name, char *err,
 		snprintf(cg->hierarchy[cg->n_hierarchies++], sizeof(cg->hierarchy[0]), "%s",
 			 strrchr(mpath, '/') + 1);
 	if (write_text(cg->dir_fd[CG_CPU], "cpu.shares", "1024") < 0 ||
+	    write_u64(cg->dir_fd[CG_PIDS], "pids.max", CG_PIDS_MAX) < 0 ||
 	    write_text(cg->dir_fd[CG_MEMORY], "memory.swappiness", "0") < 0) {
 		snprintf(err, errlen, "cgroup: configure %s errno=%d",
 			 cg->path[CG_CPU], errno);
@@ -397,7 +399,7 @@ static int set_v1_memory(struct slot_cgroup *cg, unsigned long long bytes)
 }
 
 int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
-		      unsigned pids_max, char *err, size_t errlen)
+		      char *err, size_t errlen)
 {
 	char buf[512];
 	const char *step;
@@ -408,9 +410,6 @@ int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 		if (write_u64(mem, "memory.max", mem_max) < 0)
 			goto fail;
 		cg->mem_limit = mem_max;
-		step = "pids.max";
-		if (write_u64(mem, "pids.max", pids_max) < 0)
-			goto fail;
 		step = "cpu.stat";
 		if (read_text(mem, "cpu.stat", buf, sizeof(buf)) < 0 ||
 		    cg_parse_v2_cpu_stat(buf, &cg->cpu_before_us) < 0)
@@ -434,9 +433,6 @@ int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 	if (set_v1_memory(cg, mem_max) < 0)
 		goto fail;
 	cg->mem_limit = mem_max;
-	step = "pids.max";
-	if (write_u64(cg->dir_fd[CG_PIDS], "pids.max", pids_max) < 0)
-		goto fail;
 	step = "cpuacct.usage";
 	if (write_text(cg->dir_fd[CG_CPUACCT], "cpuacct.usage", "0") < 0)
 		goto fail;

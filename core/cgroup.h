@@ -11,6 +11,8 @@
 #include <sys/types.h>
 
 #define CG_MAX_CONTROLLERS 4
+/* A slot's pids limit, set once at setup: a fork bomb's wall. */
+#define CG_PIDS_MAX 512
 
 enum { CG_MEMORY, CG_PIDS, CG_CPU, CG_CPUACCT };
 
@@ -49,7 +51,7 @@ int cgroup_service_prepare(char *version, size_t vlen, char *err, size_t errlen)
 int cgroup_slot_setup(struct slot_cgroup *cg, const char *name, char *err,
 		      size_t errlen);
 int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
-		      unsigned pids_max, char *err, size_t errlen);
+		      char *err, size_t errlen);
 /* Moves the calling process into the slot cgroup (v1 path; on v2 the payload
  * is cloned into it).  Async-signal-safe: used between fork and exec. */
 int cgroup_slot_join(const struct slot_cgroup *cg);

@@ -75,7 +75,6 @@
 #include "sandbox.h"
 #include "tree.h"
 
-#define RUN_PIDS_MAX 512
 #define RUN_NOFILE 256
 #define RUN_NPROC 256
 #define SANDBOX_PATH "/usr/bin:/bin"
@@ -1416,13 +1415,12 @@ static int plan_pipes(struct plan *p, bool with_in, bool with_file, bool with_go
 	return 0;
 }
 
-static int plan_run(struct plan *p, struct slot *s, const struct sandbox_spec *spec,
-		    char *err, size_t errlen)
+/* Opens what a run built on demand needs besides its layers (plan_layers
+ * has laid those): its pipes and the export directory. */
+static int plan_open(struct plan *p, char *err, size_t errlen)
 {
-	plan_reset(p, s);
-	p->spec = spec;
-	if (plan_layers(p, err, errlen) < 0 ||
-	    plan_pipes(p, spec->stdin_data && !spec->input_file, spec->output_file,
+	const struct sandbox_spec *spec = p->spec;
+	if (plan_pipes(p, spec->stdin_data && !spec->input_file, spec->output_file,
 		       false, err, errlen) < 0)
 		return -1;
 	if (spec->export_dir &&
@@ -1545,7 +1543,7 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	if (plan_layers(&local, res->fault, sizeof(res->fault)) < 0)
 		return -1;
 	unsigned long long mem = spec->mem_max ? spec->mem_max : spec->lang->mem_max;
-	if (cgroup_slot_begin(&slot->cg, mem, RUN_PIDS_MAX, res->fault,
+	if (cgroup_slot_begin(&slot->cg, mem, res->fault,
 			      sizeof(res->fault)) < 0)
 		return -1;
 	/* Feeding a program that stops reading (or a sandbox built ahead that
@@ -1578,7 +1576,7 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 		}
 	}
 	if (init < 0) {
-		if (plan_run(&local, slot, spec, res->fault, sizeof(res->fault)) < 0 ||
+		if (plan_open(&local, res->fault, sizeof(res->fault)) < 0 ||
 		    slot_refresh(slot, why, sizeof(why)) < 0) {
 			if (!res->fault[0])
 				snprintf(res->fault, sizeof(res->fault), "%s", why);
