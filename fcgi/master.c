@@ -102,17 +102,6 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int install(int sig, void (*handler)(int))
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = handler;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	return sigaction(sig, &sa, NULL);
-}
-
 static void start_worker(struct pool *p, unsigned i)
 {
 	struct worker_slot *w = &p->slots[i];
@@ -291,8 +280,9 @@ int master_run(struct engine *e, int listen_fd)
 	sigaddset(&ours, SIGINT);
 	sigaddset(&ours, SIGCHLD);
 	sigprocmask(SIG_SETMASK, &ours, NULL);
-	if (install(SIGTERM, on_stop) < 0 || install(SIGINT, on_stop) < 0 ||
-	    install(SIGCHLD, on_child) < 0) {
+	if (install_handler(SIGTERM, on_stop) < 0 ||
+	    install_handler(SIGINT, on_stop) < 0 ||
+	    install_handler(SIGCHLD, on_child) < 0) {
 		fprintf(stderr, "gaol-fcgi: master: sigaction: %s\n",
 			strerror(errno));
 		free(p.slots);

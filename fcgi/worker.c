@@ -63,7 +63,7 @@ static void on_sigpipe(int sig)
 	(void)sig;
 }
 
-static int install(int sig, void (*handler)(int))
+int install_handler(int sig, void (*handler)(int))
 {
 	struct sigaction sa;
 
@@ -163,9 +163,9 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 	char err[512];
 
 	unignore_signals();
-	if (install(SIGTERM, on_stop_signal) < 0 ||
-	    install(SIGINT, on_stop_signal) < 0 ||
-	    install(SIGPIPE, on_sigpipe) < 0) {
+	if (install_handler(SIGTERM, on_stop_signal) < 0 ||
+	    install_handler(SIGINT, on_stop_signal) < 0 ||
+	    install_handler(SIGPIPE, on_sigpipe) < 0) {
 		fprintf(stderr, "gaol-fcgi: slot %u: sigaction: %s\n", slot,
 			strerror(errno));
 		return WORKER_EXIT_SETUP;

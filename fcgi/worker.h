@@ -17,6 +17,10 @@ enum {
  * the read end of the master's stop pipe, becomes readable or hangs up, or a
  * SIGTERM/SIGINT reaches this process.  Returns the process's exit code. */
 struct engine;
+
+/* sigaction with handler, an empty mask and SA_RESTART (never SIG_IGN: an
+ * ignored signal survives execve into the programs the engine starts). */
+int install_handler(int sig, void (*handler)(int));
 /* stopping: shared with the master and every worker; once set, accepted
  * requests are answered 503. */
 int worker_main(struct engine *e, unsigned slot, int listen_fd, int stop_fd,
