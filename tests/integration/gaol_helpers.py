@@ -397,9 +397,12 @@ class Stack:
         self.pids_seen.update(self.processes())
 
     def fcgi_master(self):
+        # stack.sh's own gaol-fcgi child. Not "a gaol-fcgi whose parent is
+        # not one": a killed worker's sandbox init is reparented to pid 1
+        # for the moment it takes the kernel to tear its namespaces down.
         procs = self.processes()
         masters = [p for p, v in procs.items() if v[1] == "gaol-fcgi"
-                   and procs.get(v[0], (0, ""))[1] != "gaol-fcgi"]
+                   and v[0] == self.proc.pid]
         if len(masters) != 1:
             raise AssertionError("expected one gaol-fcgi master, found %r in %r"
                                  % (masters, procs))

@@ -30,6 +30,17 @@ def test_worker_killed_with_sigkill_is_replaced(stack):
         time.sleep(0.1)
     assert victim not in now and len(now) == len(workers), \
         "worker %d not replaced: before %r, after %r" % (victim, workers, now)
+    # The victim's sandbox init (it was waiting for a request) dies with it.
+    master = stack.fcgi_master()
+    orphans = []
+    while time.monotonic() < deadline:
+        orphans = [p for p, v in stack.processes().items()
+                   if v[0] != master and v[1] == "gaol-fcgi" and p != master
+                   and v[0] not in now]
+        if not orphans:
+            break
+        time.sleep(0.1)
+    assert not orphans, "left behind by the killed worker: %r" % orphans
     for _ in range(2 * stack.concurrency):
         r = stack.run({"lang_slug": "python", "solution_text": gh.py_source("result = 1")})
         assert r.status == 200, r
