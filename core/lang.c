@@ -689,13 +689,22 @@ continues(const char *s, size_t len)
 }
 
 /* A line that is one simple command: no operator, redirection, grouping,
- * substitution, or leading assignment or keyword that "exec" would change. */
+ * substitution, or leading assignment, keyword or shell builtin that "exec"
+ * would change.  A builtin runs in the shell without a fork; "exec" would
+ * run the program of that name instead (/bin/echo does not read dash's
+ * backslash escapes) and add an execve for nothing. */
 static bool
 is_simple(const char *line)
 {
 	static const char *const keywords[] = {
-		"if", "for", "while", "until", "case", "exec", "cd", "export",
-		"set", "{", "!", "(",
+		"if", "for", "while", "until", "case", "{", "!", "(",
+		/* dash's builtins */
+		".", ":", "[", "alias", "bg", "break", "cd", "chdir", "command",
+		"continue", "echo", "eval", "exec", "exit", "export", "false",
+		"fc", "fg", "getopts", "hash", "jobs", "kill", "local", "printf",
+		"pwd", "read", "readonly", "return", "set", "shift", "test",
+		"times", "trap", "true", "type", "ulimit", "umask", "unalias",
+		"unset", "wait",
 	};
 	size_t i, n;
 

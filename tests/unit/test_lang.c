@@ -516,7 +516,7 @@ START_TEST(langs_load_runs_make_with_a_fixed_environment)
 		   "test:\n\techo [$(GAOL_UNIT_SECRET)] $(HOME) $(LANG)\n"
 		   ".PHONY: test\n");
 	loads();
-	ck_assert_str_eq(find("beta")->test_cmd, "exec echo [] /tmp C.UTF-8");
+	ck_assert_str_eq(find("beta")->test_cmd, "echo [] /tmp C.UTF-8");
 }
 END_TEST
 
@@ -547,8 +547,20 @@ END_TEST
 
 START_TEST(langs_load_execs_a_single_simple_command)
 {
+	write_file("beta/Makefile", "test:\n\tcat solution.txt\n.PHONY: test\n");
 	loads();
-	ck_assert_str_eq(find("beta")->test_cmd, "exec echo beta");
+	ck_assert_str_eq(find("beta")->test_cmd, "exec cat solution.txt");
+}
+END_TEST
+
+START_TEST(langs_load_leaves_a_shell_builtin_to_the_shell)
+{
+	/* "exec echo" would run /bin/echo, which reads no backslash escapes. */
+	loads();
+	ck_assert_str_eq(find("beta")->test_cmd, "echo beta");
+	write_file("beta/Makefile", "test:\n\ttrue\n.PHONY: test\n");
+	loads();
+	ck_assert_str_eq(find("beta")->test_cmd, "true");
 }
 END_TEST
 
@@ -832,6 +844,7 @@ lang_suite(void)
 	tcase_add_test(t, langs_load_joins_recipe_lines_into_one_command);
 	tcase_add_test(t, langs_load_joined_command_stops_at_the_first_failure);
 	tcase_add_test(t, langs_load_execs_a_single_simple_command);
+	tcase_add_test(t, langs_load_leaves_a_shell_builtin_to_the_shell);
 	tcase_add_test(t, langs_load_leaves_a_single_compound_line_as_it_is);
 	tcase_add_test(t, langs_load_missing_target_is_null);
 	tcase_add_test(t, langs_load_target_with_nothing_to_run_is_null);
