@@ -76,8 +76,11 @@ PROGRAMS = {
         # A strict loop that allocates nothing (a list here would be
         # floated out as a CAF and kept: MLE, not TLE).
         "busy": "loop :: Int -> Int\nloop n = loop (n + 1)\n\nmain :: IO ()\nmain = print (loop 0)\n",
-        # The list is kept alive (it is used twice), so it grows without end.
-        "memory": "main :: IO ()\nmain = do\n  let xs = [1 :: Integer ..]\n  print (length xs)\n  print (sum xs)\n",
+        # Megabyte buffers kept in a list: GHC's GC does not copy large
+        # objects, so the heap grows at once (a list of Integers kept
+        # alive grows too, but its collections are copies, and under load
+        # it could reach the time limit before the memory limit).
+        "memory": "import qualified Data.ByteString as B\n\nmain :: IO ()\nmain = go []\n  where\n    go acc = do\n      let b = B.replicate (1024 * 1024) (fromIntegral (length acc))\n      B.length b `seq` go (b : acc)\n",
         "broken": "main :: IO ()\nmain = do\n  let x =\n  print x\n",
     },
     "dlang": {
