@@ -1504,7 +1504,10 @@ int slot_prepare(struct slot *slot, char *err, size_t errlen)
 	}
 	plan_close_init_ends(p);
 	slot->ahead = p;
-	return 0;
+	/* The run after it gets its network namespace now, while this init
+	 * builds its mount view on another CPU: a worker whose next request
+	 * is already waiting then finds the sandbox ready. */
+	return slot_refresh(slot, err, errlen);
 }
 
 /* Hands the request to the sandbox built ahead of it.  -1 when that init is
