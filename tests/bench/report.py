@@ -33,11 +33,13 @@ def hf(out, name):
 
 def repeat(out, gap):
     text = load(out, "repeat-gap%d.txt" % gap) or ""
-    m = re.search(r"(\d+) runs: median ([\d.]+) ms, p10 ([\d.]+) ms, p90 ([\d.]+) ms", text)
+    m = re.search(r"(\d+) runs: median ([\d.]+) ms, p10 ([\d.]+) ms, p90 ([\d.]+) ms"
+                  r"(?:, cycle ([\d.]+) ms)?", text)
     if not m:
         return None
     return {"runs": int(m.group(1)), "median": float(m.group(2)),
-            "p10": float(m.group(3)), "p90": float(m.group(4))}
+            "p10": float(m.group(3)), "p90": float(m.group(4)),
+            "cycle": float(m.group(5)) if m.group(5) else None}
 
 
 def wrk(out, c):
@@ -142,13 +144,16 @@ def main():
     bw, nbw = hf(out, "bwrap")
     gap = {g: repeat(out, g) for g in (0, 5)}
     t1 = Table(["what", "median ms", "notes"], "lrl")
-    t1.add("bare /bin/sh -c true", f(bare), "hyperfine -N, %d runs" % nb)
-    t1.add("bare /bin/sh -c 'exec true'", f(bare_exec), "hyperfine -N, %d runs (like for like)" % nbe)
+    t1.add("bare /bin/sh -c true", f(bare), "hyperfine -N, %d runs (like for like)" % nb)
+    t1.add("bare /bin/sh -c 'exec true'", f(bare_exec),
+           "hyperfine -N, %d runs (one execve more: a program's cost)" % nbe)
     for g, label in ((0, "saturated worker"), (5, "between requests")):
         r = gap[g]
         if r:
             t1.add("gaol-run in-process, --gap %d" % g, f(r["median"]),
-                   "%s: --repeat %d, p10 %s, p90 %s" % (label, r["runs"], f(r["p10"]), f(r["p90"])))
+                   "%s: --repeat %d, p10 %s, p90 %s, cycle %s" % (
+                       label, r["runs"], f(r["p10"]), f(r["p90"]),
+                       f(r["cycle"]) if r.get("cycle") else "n/a"))
         else:
             t1.add("gaol-run in-process, --gap %d" % g, "n/a", "no result")
     t1.add("gaol-run whole process", f(whole), "hyperfine, %d runs, start-up included" % nw)
@@ -162,16 +167,22 @@ def main():
     for g in (0, 5):
         r = gap[g]
         if r:
-            over = r["median"] - bare_exec
-            d1.append("sandbox overhead, --gap %d: in-process %s - bare 'exec true' %s = %s ms "
-                      "(target <= 1 ms: %s)" % (g, f(r["median"]), f(bare_exec), f(over),
+            over = r["median"] - bare
+            d1.append("sandbox overhead, --gap %d: in-process %s - bare sh -c true %s = %s ms "
+                      "(target <= 1 ms: %s)" % (g, f(r["median"]), f(bare), f(over),
                                                 "met" if over <= 1.0 else "not met"))
-    if gap[0]:
-        d1.append("ratio in-process (--gap 0) / bare 'exec true'  %s" % f(gap[0]["median"] / bare_exec, 2))
+    for g in (0, 5):
+        if gap[g]:
+            d1.append("ratio in-process (--gap %d) / bare sh -c true  %s"
+                      % (g, f(gap[g]["median"] / bare, 2)))
+    if gap[0] and gap[0].get("cycle"):
+        d1.append("one worker saturated (--gap 0): a run every %s ms (%s runs/s), the run "
+                  "and the worker's work after it (reaping, the next network namespace and "
+                  "sandbox)" % (f(gap[0]["cycle"]), f(1000.0 / gap[0]["cycle"], 0)))
     d1.append("ratio gaol-run whole process / bare sh -c true  %s" % f(whole / bare, 2))
     d1.append("ratio bwrap / bare sh -c true                   %s" % f(bw / bare, 2))
-    d1.append("gaol-run whole process - start-up only - bare 'exec true' = %s ms"
-              % f(whole - start - bare_exec))
+    d1.append("gaol-run whole process - start-up only - bare sh -c true = %s ms"
+              % f(whole - start - bare))
 
     # ------------------------------------------------------------ 2. languages
     t2 = Table(["language", "service /run ms", "bare ms", "service / bare",
@@ -236,7 +247,7 @@ def main():
             % (date, took, machine["nproc"], machine["cpu"], machine["kernel"], load_before,
                load_after))
     text = [head, "",
-            "1. sandbox cost, language \"true\" (test command: exec true)", t1.text(), ""]
+            "1. sandbox cost, language \"true\" (test command: true)", t1.text(), ""]
     text += d1 + ["", "2. /run a+b per language (tests/integration/examples/<slug>/sum), "
                   "median of %s runs each" % (runs2 or "?"), t2.text()]
     text += ["  " + n for n in notes2] + ["", t2b.text()] + d2
@@ -273,16 +284,17 @@ def main():
     md += ["## 1. The sandbox's own cost", "", t1.md(), ""]
     md += ["- " + x for x in d1] + [""]
     md += ["How it was measured: the benchmark language `true` (tests/bench/langs/true) has the "
-           "test command `true`, which gaol resolves with `make -n` to `exec true` and runs with "
-           "`/bin/sh -c` in a full sandbox (namespaces, pivot_root, overlay, slot cgroup, seccomp, "
+           "test command `true`, which gaol resolves with `make -n` and runs as `/bin/sh -c true` "
+           "(a shell builtin, so not given `exec`) in a full sandbox (namespaces, pivot_root, overlay, slot cgroup, seccomp, "
            "privilege drop), so a run measures gaol and nothing of a toolchain.  The bare rows "
-           "are hyperfine without a shell (`-N`) on `/bin/sh -c true` and, like for like, "
-           "`/bin/sh -c 'exec true'`.  The in-process rows are one `gaol-run --langs "
+           "are hyperfine without a shell (`-N`) on `/bin/sh -c true`, like for like, and "
+           "`/bin/sh -c 'exec true'`, which adds the execve a program (not a builtin) costs.  The in-process rows are one `gaol-run --langs "
            "tests/bench/langs --slot 0 --repeat %s` each: the request runs %s times in one "
            "process, with a worker's between-request work (building the next sandbox ahead) "
-           "between runs, and gaol-run prints the median, p10 and p90 of a run; `--gap 0` is a "
+           "between runs, and gaol-run prints the median, p10 and p90 of a run and the mean "
+           "cycle (a run and the work after it); `--gap 0` is a "
            "saturated worker, `--gap 5` one that idles 5 ms between requests.  The sandbox "
-           "overhead is the in-process median minus the bare `exec true` median.  The "
+           "overhead is the in-process median minus the bare `sh -c true` median.  The "
            "whole-process row is hyperfine on `gaol-run < request.json` (through `sh`, whose "
            "start-up hyperfine subtracts) and includes gaol-run's start-up (configuration, "
            "toolchain probes, `make -n`, slot set-up), which the start-up row measures alone "

@@ -3,8 +3,8 @@
 # starting the same command and against a peer sandbox, all measured in this
 # one invocation so that the ratios compare like with like.
 #
-#   (a)  bare      /bin/sh -c true, and /bin/sh -c 'exec true' (what the
-#                  benchmark language's test command resolves to)   hyperfine
+#   (a)  bare      /bin/sh -c true (what the benchmark language's test
+#                  command resolves to), and /bin/sh -c 'exec true'  hyperfine
 #   (b)  gaol-run  the engine from the command line, language
 #                  "true" (tests/bench/langs), slot 0: the whole process
 #                  (start-up included), its start-up alone (a refused
@@ -120,8 +120,9 @@ HF=(hyperfine --style basic --warmup 20 --runs "$RUNS")
 echo "bench: (a) bare /bin/sh -c true, $RUNS runs"
 "${HF[@]}" -N --export-json "$OUT/bare.json" '/bin/sh -c true'
 
-# The benchmark language's test command resolves to `exec true` (make -n's
-# one simple line gets exec): this is the like-for-like bare command.
+# The benchmark language's test command is `true`, a shell builtin, which
+# gaol runs as it is (/bin/sh -c true: the like-for-like bare command is the
+# one above).  A program is exec'd: this row is what that execve adds.
 echo "bench: (a2) bare /bin/sh -c 'exec true', $RUNS runs"
 "${HF[@]}" -N --export-json "$OUT/bare-exec.json" "/bin/sh -c 'exec true'"
 
