@@ -19,12 +19,13 @@
  *            directory, pivot_root).  It starts the payload and reaps
  *            everything reparented to it.  When the payload exits it kills
  *            and reaps whatever is left (nothing a payload starts - daemons,
- *            setsid, double forks - outlives its run), empties the run's
- *            tmpfs, reports the status on the report pipe and exits.  init
+ *            setsid, double forks - outlives its run), reports the status
+ *            on the report pipe, empties the run's tmpfs and exits.  init
  *            dies with the worker (PR_SET_PDEATHSIG), and the death of a PID
  *            namespace's init kills every process left in it.  The worker
- *            answers at the report and reaps init, and lets the mount
- *            namespace go, while idle: the teardown is nobody's wait.
+ *            answers at the report, and reaps init and lets the mount
+ *            namespace go while idle, before the slot's next run: the
+ *            teardown is nobody's wait.
  *   payload  born in the slot's cgroup (never migrated), drops to the slot
  *            UID with no groups, no capabilities and no_new_privs, closes
  *            every other fd, installs seccomp last and execs
@@ -896,13 +897,16 @@ static __attribute__((noreturn)) void init_main(struct plan *p)
 				send_output_file(p, &r);
 			if (p->export_fd >= 0 && tree_copy(upper, p->export_fd) < 0)
 				fault(p, "export build output");
-			/* What the run wrote goes now, before the report: the
-			 * memory its tmpfs held is free when the caller hears of
-			 * the run, while the mounts themselves go with the mount
-			 * namespace, later (the worker holds it until it is idle,
-			 * so that their teardown is not the caller's wait). */
-			/* The overlay pins what was written through it: off
-			 * with it first, then the files go for good. */
+			report_write(p->report[1], &r);
+			/* What the run wrote goes now, after the report but
+			 * before init exits: the worker reaps init before the
+			 * slot's next run begins (reap_exiting), so that run
+			 * never finds this one's files charged to the cgroup,
+			 * and the caller does not wait for them.  The mounts go
+			 * with the mount namespace, later still (the worker
+			 * holds it until it is idle).  The overlay pins what was
+			 * written through it: off with it first, then the files
+			 * go for good. */
 			umount2("/sandbox", MNT_DETACH);
 			tree_empty(scratch_fd);
 			int shm = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -910,8 +914,7 @@ static __attribute__((noreturn)) void init_main(struct plan *p)
 				tree_empty(shm);
 				close(shm);
 			}
-			report_write(p->report[1], &r);
-			_exit(0);   /* and the kernel kills whatever is left */
+			_exit(0);
 		}
 		if (w < 0 && errno != EINTR)
 			_exit(1);
