@@ -470,10 +470,10 @@ close_fd(int *fd)
 /* Polls the pipes and the pidfd until the shell has exited and both pipes
  * are at EOF, or the deadline passes.  Returns 0, or -1 with a reason. */
 static int
-supervise(pid_t pid, int pidfd, struct capture cap[2], long timeout_ms,
-	  char *err, size_t errlen)
+supervise(pid_t pid, int pidfd, struct capture cap[2], long deadline,
+	  long timeout_ms, char *err, size_t errlen)
 {
-	long left, deadline = now_ms() + timeout_ms;
+	long left;
 	struct pollfd pfd[3];
 	int i, rc;
 
@@ -518,17 +518,46 @@ lang_shell_result_free(struct lang_shell_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-int
-lang_shell(const char *dir, const char *cmd, long timeout_ms, bool capture,
-	   struct lang_shell_result *res, char *err, size_t errlen)
+/* A shell started and not yet waited for: several run side by side at
+ * start-up (langs_load). */
+struct shell_job {
+	pid_t pid;
+	int pidfd;
+	struct capture cap[2];
+	long deadline, timeout_ms;
+	bool capture;
+};
+
+static void
+shell_job_close(struct shell_job *j)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		close_fd(&j->cap[i].fd);
+		free(j->cap[i].buf);
+		j->cap[i].buf = NULL;
+	}
+	close_fd(&j->pidfd);
+}
+
+/* Starts `/bin/sh -c cmd` (see lang_shell).  Returns 0, or -1 with a
+ * reason and nothing left running. */
+static int
+shell_start(const char *dir, const char *cmd, long timeout_ms, bool capture,
+	    struct shell_job *j, char *err, size_t errlen)
 {
 	char *const argv[] = { "/bin/sh", "-c", (char *)cmd, NULL };
-	struct capture cap[2] = { { -1, NULL, 0, 0 }, { -1, NULL, 0, 0 } };
 	int pipes[2][2] = { { -1, -1 }, { -1, -1 } };
-	int devnull, pidfd, status, i, rc = -1;
-	pid_t pid, w;
+	int devnull, i, rc = -1;
+	pid_t pid;
 
-	memset(res, 0, sizeof(*res));
+	memset(j, 0, sizeof(*j));
+	j->pid = -1;
+	j->pidfd = j->cap[0].fd = j->cap[1].fd = -1;
+	j->timeout_ms = timeout_ms;
+	j->deadline = now_ms() + timeout_ms;
+	j->capture = capture;
 	if ((devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1)
 		return fail(err, errlen, "open /dev/null errno=%d", errno);
 	for (i = 0; capture && i < 2; i++)
@@ -556,47 +585,70 @@ lang_shell(const char *dir, const char *cmd, long timeout_ms, bool capture,
 	/* Also here, so that a kill of the group cannot miss a child that has
 	 * not run yet. */
 	setpgid(pid, pid);
-	if ((pidfd = pidfd_open(pid, 0)) == -1) {
+	if ((j->pidfd = pidfd_open(pid, 0)) == -1) {
 		fail(err, errlen, "pidfd_open errno=%d", errno);
 		kill(-pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		goto out;
 	}
+	j->pid = pid;
 	for (i = 0; i < 2; i++) {
-		close_fd(&pipes[i][1]);
-		cap[i].fd = pipes[i][0];
+		j->cap[i].fd = pipes[i][0];
 		pipes[i][0] = -1;
 	}
-
-	rc = supervise(pid, pidfd, cap, timeout_ms, err, errlen);
-	if (rc == -1)
-		kill(-pid, SIGKILL);
-	while ((w = waitpid(pid, &status, 0)) == -1 && errno == EINTR)
-		;
-	close(pidfd);
-	/* ECHILD when the caller ignores SIGCHLD: no status to report. */
-	if (rc == 0 && w == -1)
-		rc = fail(err, errlen, "waitpid errno=%d", errno);
-	for (i = 0; rc == 0 && capture && i < 2; i++)
-		if (cap[i].buf == NULL && (cap[i].buf = strdup("")) == NULL)
-			rc = fail(err, errlen, "out of memory");
-	if (rc == 0) {
-		res->status = status;
-		res->out = cap[0].buf;
-		res->out_len = cap[0].len;
-		res->err = cap[1].buf;
-		res->err_len = cap[1].len;
-		cap[0].buf = cap[1].buf = NULL;
-	}
+	rc = 0;
 out:
 	for (i = 0; i < 2; i++) {
 		close_fd(&pipes[i][0]);
 		close_fd(&pipes[i][1]);
-		close_fd(&cap[i].fd);
-		free(cap[i].buf);
 	}
 	close(devnull);
 	return rc;
+}
+
+/* Waits for a started shell (until its deadline) and takes its result. */
+static int
+shell_finish(struct shell_job *j, struct lang_shell_result *res, char *err,
+	     size_t errlen)
+{
+	int status = 0, i, rc;
+	pid_t w;
+
+	memset(res, 0, sizeof(*res));
+	rc = supervise(j->pid, j->pidfd, j->cap, j->deadline, j->timeout_ms,
+		       err, errlen);
+	if (rc == -1)
+		kill(-j->pid, SIGKILL);
+	while ((w = waitpid(j->pid, &status, 0)) == -1 && errno == EINTR)
+		;
+	/* ECHILD when the caller ignores SIGCHLD: no status to report. */
+	if (rc == 0 && w == -1)
+		rc = fail(err, errlen, "waitpid errno=%d", errno);
+	for (i = 0; rc == 0 && j->capture && i < 2; i++)
+		if (j->cap[i].buf == NULL && (j->cap[i].buf = strdup("")) == NULL)
+			rc = fail(err, errlen, "out of memory");
+	if (rc == 0) {
+		res->status = status;
+		res->out = j->cap[0].buf;
+		res->out_len = j->cap[0].len;
+		res->err = j->cap[1].buf;
+		res->err_len = j->cap[1].len;
+		j->cap[0].buf = j->cap[1].buf = NULL;
+	}
+	shell_job_close(j);
+	return rc;
+}
+
+int
+lang_shell(const char *dir, const char *cmd, long timeout_ms, bool capture,
+	   struct lang_shell_result *res, char *err, size_t errlen)
+{
+	struct shell_job j;
+
+	memset(res, 0, sizeof(*res));
+	if (shell_start(dir, cmd, timeout_ms, capture, &j, err, errlen) == -1)
+		return -1;
+	return shell_finish(&j, res, err, errlen);
 }
 
 /* --- the directory's fingerprint --- */
@@ -797,19 +849,22 @@ first_line(const char *s, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)n, s);
 }
 
+/* The target's command from what `make -s -n target` did (see lang.h);
+ * shell_why is lang_shell's reason when it could not run make.  Takes res. */
 static int
-resolve_target(const char *dir, const char *target, char **cmd, char *err,
+resolve_target(const char *target, const char *shell_why,
+	       struct lang_shell_result *res_in, char **cmd, char *err,
 	       size_t errlen)
 {
-	struct lang_shell_result res;
+	struct lang_shell_result res = *res_in;
 	char sh[64], missing[2][96], why[256];
 	int rc;
 
+	memset(res_in, 0, sizeof(*res_in));
 	*cmd = NULL;
 	snprintf(sh, sizeof(sh), "make -s -n %s", target);
-	if (lang_shell(dir, sh, SHELL_TIMEOUT_MS, true, &res, why,
-		       sizeof(why)) == -1)
-		return fail(err, errlen, "%s: %s", sh, why);
+	if (shell_why != NULL)
+		return fail(err, errlen, "%s: %s", sh, shell_why);
 	if (WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0) {
 		rc = join_commands(res.out != NULL ? res.out : "", cmd);
 		lang_shell_result_free(&res);
@@ -1033,15 +1088,14 @@ path_of(char *buf, size_t len, const char *dir, const char *name,
 	return 0;
 }
 
-/* Everything for langs_dir/name; lang is filled even on failure, for
- * lang_free. */
+/* langs_dir/name's manifest, with the environment's overrides; lang is
+ * filled even on failure, for lang_free. */
 static int
-load_one(const struct gaol_config *cfg, const char *name, struct lang *lang,
-	 char *err, size_t errlen)
+load_manifest(const struct gaol_config *cfg, const char *name,
+	      struct lang *lang, char *err, size_t errlen)
 {
-	struct lang_shell_result res;
 	char path[PATH_MAX], why[512];
-	size_t i, len = 0;
+	size_t len = 0;
 	char *text;
 	int rc;
 
@@ -1068,23 +1122,88 @@ load_one(const struct gaol_config *cfg, const char *name, struct lang *lang,
 			  &lang->mem_max, err, errlen) == -1 ||
 	    override_overlays(lang, err, errlen) == -1)
 		return -1;
+	return 0;
+}
+
+/* One language's shells: its probe, then `make -s -n` of each target. */
+#define SHELLS_PER_LANG (1 + sizeof(targets) / sizeof(targets[0]))
+
+struct shell_done {
+	int rc;                  /* lang_shell's */
+	char why[256];           /* its reason when -1 */
+	struct lang_shell_result res;
+};
+
+/* Runs every language's shells, several side by side (each of them is a
+ * few milliseconds of one process, a JVM's probe a hundred): start-up
+ * takes about the longest of them rather than their sum.  Results are
+ * taken in order, so what follows does not depend on which ends first. */
+static int
+run_shells(struct lang_set *set, struct shell_done *done, char *err,
+	   size_t errlen)
+{
+	size_t total = set->n * SHELLS_PER_LANG, next = 0, waited = 0, k;
+	/* Taken in order, a slow one holds up the taking (not the running) of
+	 * those after it: the window is wide enough for the rest to go on. */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t window = cpus > 4 ? 4 * (size_t)cpus : 16;
+	struct shell_job *jobs = calloc(total ? total : 1, sizeof(*jobs));
+	char cmd[64];
+
+	if (jobs == NULL)
+		return fail(err, errlen, "out of memory");
+	while (waited < total) {
+		while (next < total && next - waited < window) {
+			struct lang *lang = &set->v[next / SHELLS_PER_LANG];
+			size_t t = next % SHELLS_PER_LANG;
+
+			/* exec: make is the shell's only command. */
+			if (t > 0)
+				snprintf(cmd, sizeof(cmd), "exec make -s -n %s",
+					 targets[t - 1].target);
+			done[next].rc = shell_start(lang->dir, t == 0 ? lang->probe : cmd,
+						    SHELL_TIMEOUT_MS, true, &jobs[next],
+						    done[next].why, sizeof(done[next].why));
+			if (done[next].rc == -1)
+				jobs[next].pid = -1;
+			next++;
+		}
+		k = waited++;
+		if (jobs[k].pid != -1)
+			done[k].rc = shell_finish(&jobs[k], &done[k].res, done[k].why,
+						  sizeof(done[k].why));
+	}
+	free(jobs);
+	return 0;
+}
+
+/* What langs_load learns of one language from its shells (done holds
+ * SHELLS_PER_LANG results, which this takes). */
+static int
+load_results(struct lang *lang, struct shell_done *done, char *err,
+	     size_t errlen)
+{
+	struct lang_shell_result *res = &done[0].res;
+	char why[512];
+	size_t i;
 
 	/* A probe that cannot run or hangs means "not installed". */
-	if (lang_shell(lang->dir, lang->probe, SHELL_TIMEOUT_MS, true, &res,
-		       why, sizeof(why)) == 0) {
-		lang->installed = WIFEXITED(res.status) &&
-				  WEXITSTATUS(res.status) == 0;
+	if (done[0].rc == 0) {
+		lang->installed = WIFEXITED(res->status) &&
+				  WEXITSTATUS(res->status) == 0;
 		/* What the probe printed names the toolchain's version: it is
 		 * part of the compile cache's key. */
-		if (asprintf(&lang->version, "%.*s%.*s", (int)res.out_len,
-			     res.out ? res.out : "", (int)res.err_len,
-			     res.err ? res.err : "") < 0)
+		if (asprintf(&lang->version, "%.*s%.*s", (int)res->out_len,
+			     res->out ? res->out : "", (int)res->err_len,
+			     res->err ? res->err : "") < 0)
 			lang->version = NULL;
-		lang_shell_result_free(&res);
+		lang_shell_result_free(res);
 	}
 
 	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
-		if (resolve_target(lang->dir, targets[i].target,
+		if (resolve_target(targets[i].target,
+				   done[i + 1].rc == -1 ? done[i + 1].why : NULL,
+				   &done[i + 1].res,
 				   (char **)((char *)lang + targets[i].offset),
 				   why, sizeof(why)) == -1)
 			return fail(err, errlen, "%s: %s", lang->dir, why);
@@ -1149,13 +1268,28 @@ langs_load(const struct gaol_config *cfg, struct lang_set *set, char *err,
 		}
 		set->v = v;
 		memset(&set->v[set->n], 0, sizeof(*v));
-		rc = load_one(cfg, names[i]->d_name, &set->v[set->n], err,
-			      errlen);
+		rc = load_manifest(cfg, names[i]->d_name, &set->v[set->n], err,
+				   errlen);
 		set->n++;
 	}
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	if (rc == 0 && set->n > 0) {
+		struct shell_done *done = calloc(set->n * SHELLS_PER_LANG, sizeof(*done));
+		size_t k;
+
+		if (done == NULL)
+			rc = fail(err, errlen, "out of memory");
+		else
+			rc = run_shells(set, done, err, errlen);
+		for (k = 0; rc == 0 && k < set->n; k++)
+			rc = load_results(&set->v[k], &done[k * SHELLS_PER_LANG],
+					  err, errlen);
+		for (k = 0; done != NULL && k < set->n * SHELLS_PER_LANG; k++)
+			lang_shell_result_free(&done[k].res);
+		free(done);
+	}
 	if (rc == 0 && set->n == 0)
 		rc = fail(err, errlen, "%s: no language directories (with a "
 			  "lang.json)", cfg->langs_dir);

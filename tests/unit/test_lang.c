@@ -492,6 +492,42 @@ START_TEST(langs_load_marks_installed_by_the_probe)
 }
 END_TEST
 
+START_TEST(langs_load_keeps_each_languages_results_apart)
+{
+	/* More languages than shells run side by side, the first ones the
+	 * slowest: each still gets its own probe's output and commands. */
+	char dir[16], alias[16], probe[64], make[128];
+	int i;
+
+	for (i = 0; i < 12; i++) {
+		snprintf(dir, sizeof(dir), "l%02d", i);
+		snprintf(alias, sizeof(alias), "a%02d", i);
+		snprintf(probe, sizeof(probe), "sleep 0.%d; echo version %d",
+			 i < 4 ? 4 - i : 0, i);
+		write_manifest(dir, dir, alias, probe);
+		snprintf(make, sizeof(make), "test:\n\tcat %d.txt\n"
+			 "run:\n\tcat run%d.txt\n.PHONY: test run\n", i, i);
+		snprintf(dir, sizeof(dir), "l%02d/Makefile", i);
+		write_file(dir, make);
+	}
+	loads();
+	ck_assert_uint_eq(set.n, 14);
+	for (i = 0; i < 12; i++) {
+		const struct lang *l;
+
+		snprintf(dir, sizeof(dir), "l%02d", i);
+		l = find(dir);
+		snprintf(probe, sizeof(probe), "version %d\n", i);
+		ck_assert_str_eq(l->version, probe);
+		snprintf(make, sizeof(make), "exec cat %d.txt", i);
+		ck_assert_str_eq(l->test_cmd, make);
+		snprintf(make, sizeof(make), "exec cat run%d.txt", i);
+		ck_assert_str_eq(l->run_cmd, make);
+		ck_assert_ptr_null(l->build_cmd);
+	}
+}
+END_TEST
+
 START_TEST(langs_load_probes_with_a_fixed_environment)
 {
 	setenv("GAOL_UNIT_SECRET", "leak", 1);
@@ -844,6 +880,7 @@ lang_suite(void)
 	tcase_add_test(t, langs_load_joins_recipe_lines_into_one_command);
 	tcase_add_test(t, langs_load_joined_command_stops_at_the_first_failure);
 	tcase_add_test(t, langs_load_execs_a_single_simple_command);
+	tcase_add_test(t, langs_load_keeps_each_languages_results_apart);
 	tcase_add_test(t, langs_load_leaves_a_shell_builtin_to_the_shell);
 	tcase_add_test(t, langs_load_leaves_a_single_compound_line_as_it_is);
 	tcase_add_test(t, langs_load_missing_target_is_null);
