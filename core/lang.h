@@ -40,8 +40,11 @@ struct lang {
  * stops the rest, as under make, without a subshell per line.  Unlike make,
  * the lines share one shell: a `cd` or a variable carries over to the next
  * line, and make's `-` (ignore this line's failure) is not seen by -n, so a
- * failing `-` line stops the rest too.  A target with nothing to run, or no
- * rule at all, resolves to NULL.  Targets are not forced (-B is not given):
+ * failing `-` line stops the rest too.  A recipe of one simple command that
+ * runs a program is given `exec`, so that the program is the payload and a
+ * signal that kills it is reported as that signal; a shell builtin (`true`,
+ * `echo`) stays the shell's.  A target with nothing to run, or no rule at
+ * all, resolves to NULL.  Targets are not forced (-B is not given):
  * declare them .PHONY, and what the language ships prebuilt (a precompiled
  * header) stays out of the command.
  *
