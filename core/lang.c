@@ -740,13 +740,15 @@ continues(const char *s, size_t len)
 	return n % 2 == 1;
 }
 
-/* A line that is one simple command: no operator, redirection, grouping,
- * substitution, or leading assignment, keyword or shell builtin that "exec"
- * would change.  A builtin runs in the shell without a fork; "exec" would
- * run the program of that name instead (/bin/echo does not read dash's
- * backslash escapes) and add an execve for nothing. */
-static bool
-is_simple(const char *line)
+/* Where "exec" goes in a line that is one simple command: after blanks and
+ * plain assignments (NAME=value, the value without quotes or blanks), in
+ * front of the command word.  -1 for anything else: an operator,
+ * redirection, grouping or substitution, a keyword, or a shell builtin - a
+ * builtin runs in the shell without a fork, and "exec" would run the
+ * program of that name instead (/bin/echo does not read dash's backslash
+ * escapes) and add an execve for nothing. */
+static ssize_t
+command_start(const char *line)
 {
 	static const char *const keywords[] = {
 		"if", "for", "while", "until", "case", "{", "!", "(",
@@ -758,19 +760,32 @@ is_simple(const char *line)
 		"times", "trap", "true", "type", "ulimit", "umask", "unalias",
 		"unset", "wait",
 	};
-	size_t i, n;
+	const char *w = line;
+	size_t i, n, name;
 
 	if (strpbrk(line, ";&|<>()`\n\\{}") != NULL || strstr(line, "$(") != NULL)
-		return false;
-	while (*line == ' ' || *line == '\t')
-		line++;
-	n = strcspn(line, " \t");
-	if (memchr(line, '=', n) != NULL)
-		return false;
+		return -1;
+	for (;;) {
+		while (*w == ' ' || *w == '\t')
+			w++;
+		n = strcspn(w, " \t");
+		if (memchr(w, '=', n) == NULL)
+			break;
+		/* An assignment before the command: dash exports it to the
+		 * program exec runs.  Anything else with '=' is not taken. */
+		name = strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			      "0123456789_");
+		if (name == 0 || isdigit((unsigned char)w[0]) || w[name] != '=' ||
+		    strcspn(w, "'\"") < n)
+			return -1;
+		w += n;
+	}
+	if (n == 0)
+		return -1;
 	for (i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
-		if (strlen(keywords[i]) == n && strncmp(line, keywords[i], n) == 0)
-			return false;
-	return n > 0;
+		if (strlen(keywords[i]) == n && strncmp(w, keywords[i], n) == 0)
+			return -1;
+	return w - line;
 }
 
 static bool
@@ -810,11 +825,14 @@ join_commands(const char *out, char **cmd)
 		total += (size_t)(e - start) + sizeof(" && { \n}");
 	}
 	if (lines.n <= 1) {
-		if (lines.n == 1 && is_simple(lines.v[0])) {
+		ssize_t at = lines.n == 1 ? command_start(lines.v[0]) : -1;
+
+		if (at >= 0) {
 			/* dash does not exec the last command of -c itself:
 			 * "exec" makes the program the payload, so a signal that
 			 * kills it is reported as that signal. */
-			if (asprintf(cmd, "exec %s", lines.v[0]) < 0) {
+			if (asprintf(cmd, "%.*sexec %s", (int)at, lines.v[0],
+				     lines.v[0] + at) < 0) {
 				*cmd = NULL;
 				strv_free(strv_finish(&lines));
 				return -1;

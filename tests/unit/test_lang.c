@@ -604,13 +604,36 @@ START_TEST(langs_load_leaves_a_single_compound_line_as_it_is)
 {
 	write_file("beta/Makefile",
 		   "test:\n\tcc -o /tmp/a a.c && /tmp/a\n"
-		   "build:\n\tX=1 prog\n"
+		   "build:\n\tX=\"a b\" prog\n"
 		   "run:\n\tcd check; ./a\n"
 		   ".PHONY: test build run\n");
 	loads();
 	ck_assert_str_eq(find("beta")->test_cmd, "cc -o /tmp/a a.c && /tmp/a");
-	ck_assert_str_eq(find("beta")->build_cmd, "X=1 prog");
+	/* A quoted value is not split into words here: no exec. */
+	ck_assert_str_eq(find("beta")->build_cmd, "X=\"a b\" prog");
 	ck_assert_str_eq(find("beta")->run_cmd, "cd check; ./a");
+}
+END_TEST
+
+START_TEST(langs_load_puts_exec_after_leading_assignments)
+{
+	struct lang_shell_result res;
+
+	write_file("beta/Makefile",
+		   "test:\n\tGAOL_A=1 GAOL_B=/x:/y env\n"
+		   "build:\n\tGAOL_A=1\n"
+		   "run:\n\tGAOL_A=1 2x=3 prog\n"
+		   ".PHONY: test build run\n");
+	loads();
+	ck_assert_str_eq(find("beta")->test_cmd, "GAOL_A=1 GAOL_B=/x:/y exec env");
+	ck_assert_str_eq(find("beta")->build_cmd, "GAOL_A=1");
+	ck_assert_str_eq(find("beta")->run_cmd, "GAOL_A=1 2x=3 prog");
+	/* The shell hands the assignments to the program it execs. */
+	ck_assert_int_eq(lang_shell(NULL, find("beta")->test_cmd, 5000, true, &res,
+				    err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(res.out, "GAOL_A=1\n"));
+	ck_assert_ptr_nonnull(strstr(res.out, "GAOL_B=/x:/y\n"));
+	lang_shell_result_free(&res);
 }
 END_TEST
 
@@ -883,6 +906,7 @@ lang_suite(void)
 	tcase_add_test(t, langs_load_keeps_each_languages_results_apart);
 	tcase_add_test(t, langs_load_leaves_a_shell_builtin_to_the_shell);
 	tcase_add_test(t, langs_load_leaves_a_single_compound_line_as_it_is);
+	tcase_add_test(t, langs_load_puts_exec_after_leading_assignments);
 	tcase_add_test(t, langs_load_missing_target_is_null);
 	tcase_add_test(t, langs_load_target_with_nothing_to_run_is_null);
 	tcase_add_test(t, langs_load_without_a_makefile_has_no_commands);
