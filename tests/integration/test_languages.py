@@ -80,6 +80,8 @@ def check_expectation(doc, expect):
     else:
         assert doc["exit_code"] == want, doc
     assert doc["timed_out"] is False, doc
+    if "signal" in expect:
+        assert doc["signal"] == expect["signal"], doc
     if "stdout" in expect:
         assert doc["stdout"] == expect["stdout"], doc
     for key, stream in (("stdout_contains", "stdout"), ("stderr_contains", "stderr")):
