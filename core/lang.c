@@ -482,14 +482,20 @@ supervise(pid_t pid, int pidfd, struct capture cap[2], long deadline,
 	pfd[1] = (struct pollfd){ cap[1].fd, POLLIN, 0 };
 	pfd[2] = (struct pollfd){ pidfd, POLLIN, 0 };
 	while (pfd[0].fd != -1 || pfd[1].fd != -1 || pfd[2].fd != -1) {
-		if ((left = deadline - now_ms()) <= 0)
-			return fail(err, errlen, "timed out after %ld ms",
-				    timeout_ms);
-		if (poll(pfd, 3, left > INT_MAX ? INT_MAX : (int)left) == -1) {
+		/* Past the deadline, what has already happened is still taken
+		 * (poll with no wait): a shell started beside others may be
+		 * waited for only after it ended. */
+		if ((left = deadline - now_ms()) < 0)
+			left = 0;
+		rc = poll(pfd, 3, left > INT_MAX ? INT_MAX : (int)left);
+		if (rc == -1) {
 			if (errno == EINTR)
 				continue;
 			return fail(err, errlen, "poll errno=%d", errno);
 		}
+		if (rc == 0 && now_ms() >= deadline)
+			return fail(err, errlen, "timed out after %ld ms",
+				    timeout_ms);
 		if (pfd[2].revents != 0) {
 			pfd[2].fd = -1;
 			/* Whatever the shell left behind goes with it. */

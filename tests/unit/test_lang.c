@@ -528,6 +528,19 @@ START_TEST(langs_load_keeps_each_languages_results_apart)
 }
 END_TEST
 
+START_TEST(langs_load_a_hung_probe_is_not_installed_and_holds_up_no_other)
+{
+	/* The probe is killed at its 10 s guard; the shells started beside it
+	 * ended long before they are taken, and count as they ended. */
+	write_manifest("alpha", "alpha", "al", "sleep 60");
+	loads();
+	ck_assert(!find("alpha")->installed);
+	ck_assert_str_eq(find("alpha")->test_cmd,
+			 "{ echo one\n} && { echo two \\\n  three\n}");
+	ck_assert_str_eq(find("beta")->test_cmd, "echo beta");
+}
+END_TEST
+
 START_TEST(langs_load_probes_with_a_fixed_environment)
 {
 	setenv("GAOL_UNIT_SECRET", "leak", 1);
@@ -904,6 +917,7 @@ lang_suite(void)
 	tcase_add_test(t, langs_load_joined_command_stops_at_the_first_failure);
 	tcase_add_test(t, langs_load_execs_a_single_simple_command);
 	tcase_add_test(t, langs_load_keeps_each_languages_results_apart);
+	tcase_add_test(t, langs_load_a_hung_probe_is_not_installed_and_holds_up_no_other);
 	tcase_add_test(t, langs_load_leaves_a_shell_builtin_to_the_shell);
 	tcase_add_test(t, langs_load_leaves_a_single_compound_line_as_it_is);
 	tcase_add_test(t, langs_load_puts_exec_after_leading_assignments);
