@@ -87,18 +87,12 @@ int tree_copy(int src, int dst)
 	return copy_at(src, dst, 0);
 }
 
-static int remove_at(int at, const char *name, int depth)
+static int remove_at(int at, const char *name, int depth);
+
+/* Removes every entry of the directory fd (which it takes), entries at
+ * depth + 1. */
+static int empty_at(int fd, int depth)
 {
-	struct stat st;
-	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode))
-		return unlinkat(at, name, 0);
-	if (depth > DEPTH_MAX) {
-		errno = ELOOP;
-		return -1;
-	}
-	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!d) {
 		if (fd >= 0)
@@ -112,6 +106,24 @@ static int remove_at(int at, const char *name, int depth)
 		    remove_at(dirfd(d), e->d_name, depth + 1) < 0)
 			rc = -1;
 	closedir(d);
+	return rc;
+}
+
+static int remove_at(int at, const char *name, int depth)
+{
+	struct stat st;
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(at, name, 0);
+	if (depth > DEPTH_MAX) {
+		errno = ELOOP;
+		return -1;
+	}
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = empty_at(fd, depth);
 	if (unlinkat(at, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		rc = -1;
 	return rc;
@@ -124,18 +136,5 @@ int tree_remove_at(int dirfd, const char *name)
 
 int tree_empty(int dirfd)
 {
-	int fd = dup(dirfd), rc = 0;
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    remove_at(dirfd, e->d_name, 1) < 0)
-			rc = -1;
-	closedir(d);
-	return rc;
+	return empty_at(dup(dirfd), 0);
 }
