@@ -30,24 +30,23 @@ EVAL = {"code": "print(1)", "language": "python",
 DROP = object()     # run_with(field=DROP): the field left out
 
 
-def run_with(**kw):
-    d = dict(RUN)
+def with_fields(base, **kw):
+    """base's JSON with the fields of kw set (or left out: DROP)."""
+    d = dict(base)
     for k, v in kw.items():
         if v is DROP:
             d.pop(k, None)
         else:
             d[k] = v
     return json.dumps(d, ensure_ascii=False)
+
+
+def run_with(**kw):
+    return with_fields(RUN, **kw)
 
 
 def eval_with(**kw):
-    d = dict(EVAL)
-    for k, v in kw.items():
-        if v is DROP:
-            d.pop(k, None)
-        else:
-            d[k] = v
-    return json.dumps(d, ensure_ascii=False)
+    return with_fields(EVAL, **kw)
 
 
 def exactly(size, prefix, suffix=b'"}'):
