@@ -85,6 +85,19 @@ static int is_evaluate(const char *body, size_t len)
 	return yes;
 }
 
+/* An option's decimal value in [lo, hi]; -1 (after the usage) otherwise. */
+static int number(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (*end || v < lo || v > hi) {
+		usage();
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long slot = -1, repeat = 1, gap_ms = 0;
@@ -98,26 +111,14 @@ int main(int argc, char **argv)
 			}
 			setenv("GAOL_LANGS_DIR", dir, 1);
 		} else if (!strcmp(argv[i], "--slot") && i + 1 < argc) {
-			char *end;
-			slot = strtol(argv[++i], &end, 10);
-			if (*end || slot < 0 || slot > 1000) {
-				usage();
+			if (number(argv[++i], 0, 1000, &slot) < 0)
 				return 2;
-			}
 		} else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
-			char *end;
-			repeat = strtol(argv[++i], &end, 10);
-			if (*end || repeat < 1 || repeat > 100000) {
-				usage();
+			if (number(argv[++i], 1, 100000, &repeat) < 0)
 				return 2;
-			}
 		} else if (!strcmp(argv[i], "--gap") && i + 1 < argc) {
-			char *end;
-			gap_ms = strtol(argv[++i], &end, 10);
-			if (*end || gap_ms < 0 || gap_ms > 60000) {
-				usage();
+			if (number(argv[++i], 0, 60000, &gap_ms) < 0)
 				return 2;
-			}
 		} else if (!strcmp(argv[i], "--check")) {
 			check = 1;
 		} else {
