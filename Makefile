@@ -38,9 +38,12 @@ ALL_CFLAGS  = -std=gnu11 $(WARN) $(HARDEN) $(CFLAGS) -Icore \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 ALL_LDLIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-CORE_SRC  := $(filter-out core/gaol-run.c,$(wildcard core/*.c))
+# core/ is laid out by which process runs the code (docs/layout.md); every
+# header is included by its path under core/ ("run/sandbox.h").
+CORE_SRC  := $(wildcard core/*/*.c)
+CORE_HDR  := $(wildcard core/*/*.h)
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
-FCGI_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(wildcard fcgi/*.c))
+FCGI_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out fcgi/gaol-run.c,$(wildcard fcgi/*.c)))
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 
 # Debian packages, by purpose.  Languages list their own in langs/<slug>/packages.
@@ -66,7 +69,7 @@ prepare:
 	  else echo "prepare: $$l skipped (see $(BUILD)/prepare-$$l.log)"; fi; \
 	done
 
-$(BUILD)/%.o: %.c $(wildcard core/*.h fcgi/*.h)
+$(BUILD)/%.o: %.c $(CORE_HDR) $(wildcard fcgi/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -76,10 +79,10 @@ $(BUILD)/libgaol.a: $(CORE_OBJ)
 $(BUILD)/gaol-fcgi: $(FCGI_OBJ) $(BUILD)/libgaol.a
 	$(CC) $(LDHARDEN) $(LDFLAGS) -o $@ $^ -lfcgi $(ALL_LDLIBS)
 
-$(BUILD)/gaol-run: $(BUILD)/core/gaol-run.o $(BUILD)/libgaol.a
+$(BUILD)/gaol-run: $(BUILD)/fcgi/gaol-run.o $(BUILD)/libgaol.a
 	$(CC) $(LDHARDEN) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
 
-$(BUILD)/unit-tests: $(UNIT_SRC) tests/unit/suites.h $(BUILD)/libgaol.a
+$(BUILD)/unit-tests: $(UNIT_SRC) tests/unit/suites.h $(CORE_HDR) $(BUILD)/libgaol.a
 	$(CC) $(ALL_CFLAGS) $(LDHARDEN) $(LDFLAGS) -o $@ $(UNIT_SRC) $(BUILD)/libgaol.a \
 	      $(shell pkg-config --cflags --libs check) $(ALL_LDLIBS)
 
@@ -184,14 +187,14 @@ FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,und
 FUZZ_OBJ     := $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
-$(FUZZ_BUILD)/core/%.o: core/%.c $(wildcard core/*.h)
+$(FUZZ_BUILD)/core/%.o: core/%.c $(CORE_HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_BUILD)/libgaol.a: $(FUZZ_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_BUILD)/libgaol.a
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(CORE_HDR) $(FUZZ_BUILD)/libgaol.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libgaol.a $(ALL_LDLIBS)
 
 fuzz-build: $(FUZZ_BIN)

@@ -30,7 +30,7 @@
 #include <strings.h>
 
 #include "http.h"
-#include "judge.h"
+#include "judge/judge.h"
 
 typedef enum http_after handler_fn(struct engine *e, const char *body,
 				   size_t len, struct answer *a);

@@ -9,7 +9,7 @@
 
 #include <fcgiapp.h>
 
-#include "engine.h"
+#include "api/engine.h"
 
 /* What the worker must do once the answer has gone out. */
 enum http_after {

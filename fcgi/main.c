@@ -26,9 +26,9 @@
 
 #include <fcgiapp.h>
 
-#include "cgroup.h"
-#include "config.h"
-#include "engine.h"
+#include "slot/cgroup.h"
+#include "api/config.h"
+#include "api/engine.h"
 #include "master.h"
 
 #define LISTEN_BACKLOG 128

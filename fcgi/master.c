@@ -46,7 +46,7 @@
 #include <fcgiapp.h>
 
 #include "http.h"
-#include "engine.h"
+#include "api/engine.h"
 #include "master.h"
 #include "worker.h"
 

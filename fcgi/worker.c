@@ -45,7 +45,7 @@
 
 #include <fcgiapp.h>
 
-#include "engine.h"
+#include "api/engine.h"
 #include "http.h"
 #include "worker.h"
 

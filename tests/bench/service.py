@@ -58,7 +58,7 @@ def median(xs):
 
 def join_commands(out):
     """`make -s -n <target>`'s output as the one /bin/sh -c command the
-    engine runs (core/lang.c join_commands): one simple line gets `exec`,
+    engine runs (core/lang/ join_commands): one simple line gets `exec`,
     several become `{ l1\\n} && { l2\\n}`."""
     lines, pos, n = [], 0, len(out)
     while pos < n:

@@ -9,7 +9,7 @@
  * the chunk sizes.
  */
 #include "fuzz.h"
-#include "judge.h"
+#include "judge/judge.h"
 
 static bool blank(char c)
 {

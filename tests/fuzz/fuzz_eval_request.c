@@ -3,7 +3,7 @@
  * within the documented limits or a refusal with a reason (422).
  */
 #include "fuzz.h"
-#include "judge.h"
+#include "judge/judge.h"
 
 static bool plain_name(const char *s)
 {

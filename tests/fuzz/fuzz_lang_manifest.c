@@ -3,7 +3,7 @@
  * whose fields meet the header's checks or a refusal with a reason.
  */
 #include "fuzz.h"
-#include "lang.h"
+#include "lang/lang.h"
 
 /* Relative, and no part of it is "." or "..". */
 static bool relative_without_dots(const char *s)

@@ -6,7 +6,7 @@
 #include <limits.h>
 
 #include "fuzz.h"
-#include "timeout.h"
+#include "util/timeout.h"
 
 static int reference(const char *s, long *ms)
 {

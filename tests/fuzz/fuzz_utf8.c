@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 
 #include "fuzz.h"
-#include "utf8.h"
+#include "util/utf8.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 

@@ -25,7 +25,7 @@ CLONE_NEW = {
 SIGCHLD = 17
 
 # SPEC section 5's "mount/namespace/kernel-manipulation/tracing calls killed":
-# the whole table of core/seccomp_policy.c, by x86_64 number (the kernel's,
+# the whole table of core/slot/seccomp_policy.c, by x86_64 number (the kernel's,
 # whatever libseccomp's own table knows of them).
 DENYLIST = {
     "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "setns": 308,

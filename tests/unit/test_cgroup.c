@@ -3,7 +3,7 @@
  * v2 ones are what a pure cgroup v2 host has (this project's CI host is
  * hybrid, so these tests are where the v2 path is checked).
  */
-#include "cgroup.h"
+#include "slot/cgroup.h"
 #include "suites.h"
 
 START_TEST(cgroup_v2_cpu_stat_gives_usage_usec)

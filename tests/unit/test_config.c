@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "api/config.h"
 #include "suites.h"
 
 static const char *const variables[] = {

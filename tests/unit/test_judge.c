@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "judge.h"
+#include "judge/judge.h"
 #include "suites.h"
 
 static char err[512];

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "lang.h"
+#include "api/config.h"
+#include "lang/lang.h"
 #include "suites.h"
 
 static char err[1024];

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "request.h"
+#include "judge/request.h"
 #include "suites.h"
 
 #define DEFAULT_MS 30000

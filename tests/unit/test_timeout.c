@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "suites.h"
-#include "timeout.h"
+#include "util/timeout.h"
 
 static long
 parsed(const char *s)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "suites.h"
-#include "utf8.h"
+#include "util/utf8.h"
 
 #define FFFD "\xef\xbf\xbd"
 

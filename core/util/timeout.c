@@ -4,7 +4,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "timeout.h"
+#include "util/timeout.h"
 
 static const struct {
 	const char *suffix;

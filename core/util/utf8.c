@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "utf8.h"
+#include "util/utf8.h"
 
 static const char replacement[3] = { '\xef', '\xbf', '\xbd' };
 

@@ -24,7 +24,7 @@
 #include <linux/seccomp.h>
 #include <seccomp.h>
 
-#include "seccomp_policy.h"
+#include "slot/seccomp_policy.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080

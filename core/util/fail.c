@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "fail.h"
+#include "util/fail.h"
 
 int fail(char *err, size_t errlen, const char *fmt, ...)
 {

@@ -71,10 +71,10 @@
 #include <unistd.h>
 #include <linux/sched.h>
 
-#include "config.h"
-#include "lang.h"
-#include "sandbox.h"
-#include "tree.h"
+#include "api/config.h"
+#include "lang/lang.h"
+#include "run/sandbox.h"
+#include "slot/tree.h"
 
 #define RUN_NOFILE 256
 #define RUN_NPROC 256

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "api/engine.h"
 
 /* Each line of the probe prints "ok <name>" or "missing <name>". */
 static const struct {

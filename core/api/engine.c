@@ -13,10 +13,10 @@
 #include <sys/wait.h>
 #include <json-c/json.h>
 
-#include "cache.h"
-#include "engine.h"
-#include "request.h"
-#include "utf8.h"
+#include "judge/cache.h"
+#include "api/engine.h"
+#include "judge/request.h"
+#include "util/utf8.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 

@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fail.h"
-#include "config.h"
-#include "timeout.h"
+#include "util/fail.h"
+#include "api/config.h"
+#include "util/timeout.h"
 
 #define CONCURRENCY_MAX   256
 #define TIMEOUT_DEFAULT   "30s"

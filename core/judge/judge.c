@@ -30,11 +30,11 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "cache.h"
-#include "engine.h"
-#include "fail.h"
-#include "judge.h"
-#include "utf8.h"
+#include "judge/cache.h"
+#include "api/engine.h"
+#include "util/fail.h"
+#include "judge/judge.h"
+#include "util/utf8.h"
 
 #define STDERR_KEEP 65536        /* of a test's stderr, as CompiCode keeps */
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)

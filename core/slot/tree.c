@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tree.h"
+#include "slot/tree.h"
 
 #define DEPTH_MAX 128
 

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "cgroup.h"
-#include "seccomp_policy.h"
+#include "slot/cgroup.h"
+#include "slot/seccomp_policy.h"
 
 struct gaol_config;
 struct lang;

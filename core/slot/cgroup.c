@@ -33,7 +33,7 @@
 #include <unistd.h>
 #include <libcgroup.h>
 
-#include "cgroup.h"
+#include "slot/cgroup.h"
 
 #define SLOT_PARENT "gaol"
 

@@ -27,9 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fail.h"
-#include "config.h"
-#include "lang.h"
+#include "util/fail.h"
+#include "api/config.h"
+#include "lang/lang.h"
 
 #define MANIFEST_MAX        (64 * 1024)
 #define MANIFEST_DEPTH_MAX  8

@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "tree.h"
+#include "judge/cache.h"
+#include "slot/tree.h"
 
 #define EVICT_GRACE 60
 

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "config.h"
-#include "lang.h"
-#include "sandbox.h"
+#include "api/config.h"
+#include "lang/lang.h"
+#include "run/sandbox.h"
 
 struct engine {
 	struct gaol_config cfg;

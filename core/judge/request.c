@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fail.h"
-#include "request.h"
-#include "timeout.h"
-#include "utf8.h"
+#include "util/fail.h"
+#include "judge/request.h"
+#include "util/timeout.h"
+#include "util/utf8.h"
 
 /* The request is flat; depth only matters for ignored fields. */
 #define REQUEST_DEPTH_MAX 32

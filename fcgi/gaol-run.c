@@ -14,8 +14,8 @@
 
 #include <json-c/json.h>
 
-#include "engine.h"
-#include "judge.h"
+#include "api/engine.h"
+#include "judge/judge.h"
 
 static void usage(void)
 {

@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "request.h"
-#include "sandbox.h"
+#include "judge/request.h"
+#include "run/sandbox.h"
 
 struct engine;
 struct answer;
