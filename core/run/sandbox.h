@@ -10,30 +10,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "slot/cgroup.h"
-#include "slot/seccomp_policy.h"
+#include "slot/slot.h"
 
-struct gaol_config;
 struct lang;
-
-struct plan;
-
-/* A worker's slot: the identity and the cgroup its runs use. */
-struct slot {
-	bool ready;              /* slot_init ran: slot_free has work */
-	unsigned index;
-	uid_t uid;
-	struct slot_cgroup cg;
-	const struct gaol_config *cfg;
-	char state_dir[4096];    /* <state>/slot<N>: skeleton root, scratch */
-	char **envp;             /* the payload's environment (allowlist) */
-	int netns_fd;            /* the next run's loopback-only network namespace */
-	bool netns_used;         /* a run entered it: make a fresh one */
-	struct plan *ahead;      /* a sandbox built ahead of its request */
-	pid_t exiting;           /* the last run's init, exiting on its own */
-	int exiting_mntns;       /* and its mount namespace, held until idle */
-	struct seccomp_policy seccomp;
-};
 
 struct sandbox_file {
 	const char *name;        /* relative to the language's workdir */
@@ -102,14 +81,6 @@ struct sandbox_result {
 	char fault[192];         /* "sandbox: <step> errno=N" */
 };
 
-/* Prepares slot index (lane 0, or a judging lane) for this process: uid,
- * cgroup, state directory, network namespace, seccomp program. */
-int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
-	      unsigned lane, char *err, size_t errlen);
-void slot_free(struct slot *slot);
-/* Prepares what the next run needs fresh (its network namespace), off the
- * request's path: the worker calls it while idle.  0, or -1 with err. */
-int slot_refresh(struct slot *slot, char *err, size_t errlen);
 /* Builds the next run's sandbox ahead of its request, as far as no request
  * decides it (namespaces, the read-only root, /dev, /proc): a fresh sandbox
  * all the same, used by exactly one run.  0, or -1 with err. */
@@ -121,5 +92,8 @@ int slot_prepare(struct slot *slot, char *err, size_t errlen);
 int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 		struct sandbox_result *res);
 void sandbox_result_free(struct sandbox_result *res);
+/* Ends what the slot's last runs left: a sandbox built ahead, the last
+ * run's exiting init (slot_free calls it). */
+void sandbox_release(struct slot *slot);
 
 #endif

@@ -1,0 +1,269 @@
+/*
+ * init: PID 1 of the run, then the payload it starts.  The design comment
+ * in core/run/sandbox.c says which process holds what; here is what init
+ * and the payload do, in order, with only what the plan holds.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <grp.h>
+#include <limits.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/sched.h>
+
+
+#include "api/config.h"
+#include "inside/inside.h"
+#include "slot/tree.h"
+
+#define RUN_NOFILE 256
+#define RUN_NPROC 256
+
+static void report_write(int fd, const struct report *r)
+{
+	ssize_t n;
+	do
+		n = write(fd, r, sizeof(*r));
+	while (n < 0 && errno == EINTR);
+}
+
+__attribute__((noreturn)) void init_fail(const struct plan *p, const char *step)
+{
+	struct report r = { .kind = REPORT_FAULT, .err = errno };
+	snprintf(r.step, sizeof(r.step), "%s", step);
+	report_write(p->report[1], &r);
+	_exit(127);
+}
+static void set_limit(const struct plan *p, int resource, rlim_t soft, rlim_t hard)
+{
+	struct rlimit rl = { soft, hard };
+	if (setrlimit(resource, &rl) < 0)
+		init_fail(p, "setrlimit");
+}
+
+static __attribute__((noreturn)) void payload_main(const struct plan *p)
+{
+	const struct slot *s = p->slot;
+	const struct lang *lang = p->spec->lang;
+	uid_t uid = s->uid;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* The worker's signal mask and dispositions are not the program's:
+	 * every signal starts unblocked and default. */
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+
+	int in = p->in[0] >= 0 ? p->in[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (in < 0 || dup2(in, 0) < 0 || dup2(p->out[1], 1) < 0 ||
+	    dup2(p->err[1], 2) < 0)
+		init_fail(p, "stdio");
+
+	/* A backstop per process; the cgroup's reading is what counts. */
+	long limit_ms = p->spec->cpu_limit_ms > 0 ? p->spec->cpu_limit_ms + 2000
+						  : p->spec->timeout_ms;
+	long cpu_s = limit_ms / 1000 + 1;
+	set_limit(p, RLIMIT_CORE, 0, 0);
+	set_limit(p, RLIMIT_NOFILE, RUN_NOFILE, RUN_NOFILE);
+	set_limit(p, RLIMIT_NPROC, RUN_NPROC, RUN_NPROC);
+	set_limit(p, RLIMIT_FSIZE, lang->tmp_size, lang->tmp_size);
+	set_limit(p, RLIMIT_CPU, (rlim_t)cpu_s, (rlim_t)cpu_s + 1);
+	if (s->cfg->memory_max)
+		set_limit(p, RLIMIT_AS, s->cfg->memory_max, s->cfg->memory_max);
+
+	/* Should the host run out of memory, the kernel kills a run first. */
+	int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (adj < 0 || write(adj, "1000", 4) != 4)
+		init_fail(p, "oom_score_adj");
+	close(adj);
+	if (setgroups(0, NULL) < 0)
+		init_fail(p, "setgroups");
+	if (setresgid(uid, uid, uid) < 0)
+		init_fail(p, "setresgid");
+	if (setresuid(uid, uid, uid) < 0)
+		init_fail(p, "setresuid");
+	/* The drop is verified, not assumed. */
+	if (setuid(0) == 0 || setgid(0) == 0 || geteuid() == 0 || getegid() == 0) {
+		errno = EPERM;
+		init_fail(p, "privilege drop check");
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		init_fail(p, "no_new_privs");
+	int rfd = p->report[1];
+	if (rfd > 3 && syscall(SYS_close_range, 3, rfd - 1, 0) < 0)
+		init_fail(p, "close fds");
+	if (syscall(SYS_close_range, rfd + 1, ~0U, 0) < 0)
+		init_fail(p, "close fds");
+	if (chdir("/sandbox") < 0)
+		init_fail(p, "chdir /sandbox");
+	errno = -seccomp_policy_install(&s->seccomp);
+	if (errno)
+		init_fail(p, "seccomp");
+	execve("/bin/sh", p->argv, s->envp);
+	init_fail(p, "execve /bin/sh");
+}
+
+/* After the payload: nothing else of the run may go on.  Everything left in
+ * the PID namespace is init's child by now (orphans are reparented to it):
+ * kill them all, again while any is left, and reap them. */
+static void kill_the_rest(void)
+{
+	for (;;) {
+		kill(-1, SIGKILL);
+		if (waitpid(-1, NULL, __WALL) < 0 && errno == ECHILD)
+			return;
+	}
+}
+
+static void send_output_file(const struct plan *p, struct report *r)
+{
+	char path[PATH_MAX], buf[65536];
+	snprintf(path, sizeof(path), "/sandbox/%s", p->spec->output_file);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		r->err = fd < 0 ? errno : EINVAL;
+	} else {
+		ssize_t n;
+		size_t sent = 0, cap = p->spec->output_max;
+		while ((n = read(fd, buf, sizeof(buf))) > 0) {
+			if (write(p->file[1], buf, (size_t)n) != n)
+				break;
+			sent += (size_t)n;
+			if (cap && sent > cap)
+				break;   /* the worker has seen enough to say OLE */
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	close(p->file[1]);
+}
+
+static int payload_entry(void *arg)
+{
+	payload_main(arg);
+}
+
+__attribute__((noreturn)) void init_main(struct plan *p)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* init is the first process of the slot's cgroup (cloned into it on
+	 * v2, joined here on v1), so the payload is born there and never
+	 * migrated; the cgroup namespace makes the slot the root of the view
+	 * the payload gets.  An OOM kill in the cgroup picks the payload
+	 * (oom_score_adj 1000) first; init asks never to be picked, where the
+	 * host lets it (some refuse even root a negative value). */
+	int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (adj >= 0) {
+		if (write(adj, "-1000", 5) != 5) {
+			/* best effort, see above */
+		}
+		close(adj);
+	}
+	if (p->slot->cg.version == 1 && cgroup_slot_join(&p->slot->cg) < 0)
+		init_fail(p, "join cgroup");
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		init_fail(p, "unshare cgroup");
+	if (setns(p->slot->netns_fd, CLONE_NEWNET) < 0)
+		init_fail(p, "enter netns");
+	close(p->out[0]);
+	close(p->err[0]);
+	close(p->report[0]);
+	if (p->in[1] >= 0)
+		close(p->in[1]);
+	if (p->file[0] >= 0)
+		close(p->file[0]);
+	if (p->go[1] >= 0)
+		close(p->go[1]);
+	mounts_build_static(p);
+	if (p->ahead) {
+		/* Ready: wait for the request.  The worker gone, so are we. */
+		char why[192];
+		if (wire_receive_request(p) < 0)
+			_exit(0);
+		if (plan_layers(p, why, sizeof(why)) < 0)
+			init_fail(p, "request layers");
+		if (p->spec->export_dir &&
+		    (p->export_fd = open(p->spec->export_dir,
+					 O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+			init_fail(p, "open export dir");
+	}
+	int scratch_fd;
+	int upper = mounts_build_request(p, &scratch_fd);
+
+	/* The payload shares init's memory until it execs (init waits): the
+	 * cheapest way to a new process; it has its own stack, fd table,
+	 * credentials and signal handlers, and writes nothing of init's. */
+	size_t stack_size = 256 << 10;
+	void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		init_fail(p, "payload stack");
+	pid_t payload = clone(payload_entry, (char *)stack + stack_size,
+			      CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)p);
+	if (payload < 0)
+		init_fail(p, "clone payload");
+	close(p->out[1]);
+	close(p->err[1]);
+	if (p->in[0] >= 0)
+		close(p->in[0]);
+	for (;;) {
+		int status;
+		struct rusage ru;
+		pid_t w = wait4(-1, &status, __WALL, &ru);
+		if (w == payload) {
+			struct report r = { .kind = REPORT_EXIT, .status = status,
+					    .maxrss_kb = ru.ru_maxrss };
+			/* Nothing but init is left when the report goes out,
+			 * and nothing writes a file or an export afterwards. */
+			kill_the_rest();
+			if (p->spec->output_file)
+				send_output_file(p, &r);
+			if (p->export_fd >= 0 && tree_copy(upper, p->export_fd) < 0)
+				init_fail(p, "export build output");
+			report_write(p->report[1], &r);
+			/* What the run wrote goes now, after the report but
+			 * before init exits: the worker reaps init before the
+			 * slot's next run begins (reap_exiting), so that run
+			 * never finds this one's files charged to the cgroup,
+			 * and the caller does not wait for them.  The mounts go
+			 * with the mount namespace, later still (the worker
+			 * holds it until it is idle).  The overlay pins what was
+			 * written through it: off with it first, then the files
+			 * go for good. */
+			umount2("/sandbox", MNT_DETACH);
+			tree_empty(scratch_fd);
+			int shm = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (shm >= 0) {
+				tree_empty(shm);
+				close(shm);
+			}
+			_exit(0);
+		}
+		if (w < 0 && errno != EINTR)
+			_exit(1);
+	}
+}

@@ -1,0 +1,61 @@
+/*
+ * lang/internal.h: what the files of core/lang/ share and nothing else
+ * uses: a growing string array, the shell jobs langs_load runs side by side,
+ * and the steps of loading a language.
+ */
+#ifndef GAOL_LANG_INTERNAL_H
+#define GAOL_LANG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "lang/lang.h"
+
+#define MANIFEST_MAX        (64 * 1024)   /* bytes of one lang.json */
+
+/* A growing NULL-terminated array of strings. */
+struct strv {
+	char **v;
+	size_t n, cap;
+};
+
+
+int strv_add(struct strv *sv, const char *s, size_t len);
+char **strv_finish(struct strv *sv);
+void strv_free(char **v);
+int strv_cmp(const void *a, const void *b);
+
+/* An absolute path without "." or ".." parts (manifest.c). */
+bool lang_path_is_absolute(const char *s, size_t len);
+
+/* A shell started and not yet waited for (shell.c). */
+struct capture {
+	int fd;
+	char *buf;
+	size_t len, cap;
+};
+
+struct shell_job {
+	pid_t pid;
+	int pidfd;
+	struct capture cap[2];
+	long deadline, timeout_ms;
+	bool capture;
+};
+
+int shell_start(const char *dir, const char *cmd, long timeout_ms, bool capture,
+		struct shell_job *j, char *err, size_t errlen);
+int shell_finish(struct shell_job *j, struct lang_shell_result *res, char *err,
+		 size_t errlen);
+
+/* `make -s -n <target>`'s result as one command, or NULL (recipe.c). */
+int recipe_resolve(const char *target, const char *shell_why,
+		   struct lang_shell_result *res_in, char **cmd, char *err,
+		   size_t errlen);
+
+/* What the language directory holds (dir.c). */
+int dir_fingerprint(const char *dir, char **out);
+int dir_list_subdirs(const char *dir, char ***subdirs, char *err, size_t errlen);
+
+#endif

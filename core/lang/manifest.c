@@ -1,0 +1,329 @@
+/*
+ * manifest: one lang.json parsed and checked (the rules are in lang.h).
+ * Pure: no file system access.
+ */
+#define _GNU_SOURCE		/* strchrnul, close_range, pidfd_open */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/config.h"
+#include "util/fail.h"
+#include "lang/internal.h"
+
+#define MANIFEST_DEPTH_MAX  8
+
+static const char *const manifest_keys[] = {
+	"slug", "aliases", "workdir", "solution_file", "checker_file",
+	"checker_required", "tmp_size", "mem_max", "overlay_paths", "probe",
+};
+
+
+
+static bool
+is_slug(const char *s)
+{
+	if (!(*s >= 'a' && *s <= 'z'))
+		return false;
+	for (; *s != '\0'; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_'))
+			return false;
+	return true;
+}
+
+/* One path component of [A-Za-z0-9._-], neither "." nor "..". */
+static bool
+is_name(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || (len == 1 && s[0] == '.') ||
+	    (len == 2 && s[0] == '.' && s[1] == '.'))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isascii((unsigned char)s[i]) ||
+		    !(isalnum((unsigned char)s[i]) || strchr("._-", s[i])))
+			return false;
+	return true;
+}
+
+static bool
+is_relative_path(const char *s)
+{
+	const char *e;
+
+	for (;; s = e + 1) {
+		e = strchrnul(s, '/');
+		if (!is_name(s, (size_t)(e - s)))
+			return false;
+		if (*e == '\0')
+			return true;
+	}
+}
+
+/* Absolute, no empty, "." or ".." parts, no comma (the override is a
+ * comma-separated list), no trailing slash. */
+bool
+lang_path_is_absolute(const char *s, size_t len)
+{
+	size_t i, start;
+
+	if (len < 2 || s[0] != '/' || s[len - 1] == '/')
+		return false;
+	for (i = 1, start = 1; i <= len; i++) {
+		if (i < len && (s[i] == ',' || s[i] == '\0' ||
+				isspace((unsigned char)s[i])))
+			return false;
+		if (i == len || s[i] == '/') {
+			if (i == start || (i - start == 1 && s[start] == '.') ||
+			    (i - start == 2 && s[start] == '.' &&
+			     s[start + 1] == '.'))
+				return false;
+			start = i + 1;
+		}
+	}
+	return true;
+}
+
+static const char *
+type_name(struct json_object *v)
+{
+	return json_type_to_name(json_object_get_type(v));
+}
+
+/* A string field: required or not, and without NUL inside. */
+static int
+manifest_string(struct json_object *obj, const char *key, bool required,
+	   const char **val, char *err, size_t errlen)
+{
+	struct json_object *v;
+
+	*val = NULL;
+	if (!json_object_object_get_ex(obj, key, &v) || v == NULL) {
+		if (required)
+			return fail(err, errlen, "%s is missing", key);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string))
+		return fail(err, errlen, "%s must be a string, not %s", key,
+			    type_name(v));
+	*val = json_object_get_string(v);
+	if (strlen(*val) != (size_t)json_object_get_string_len(v))
+		return fail(err, errlen, "%s contains a NUL character", key);
+	if (**val == '\0')
+		return fail(err, errlen, "%s is empty", key);
+	return 0;
+}
+
+static int
+set_string(char **dst, const char *s, char *err, size_t errlen)
+{
+	if (s == NULL)
+		return 0;
+	if ((*dst = strdup(s)) == NULL)
+		return fail(err, errlen, "out of memory");
+	return 0;
+}
+
+static int
+get_size(struct json_object *obj, const char *key, unsigned long long *val,
+	 char *err, size_t errlen)
+{
+	const char *s;
+
+	if (manifest_string(obj, key, true, &s, err, errlen) == -1)
+		return -1;
+	if (parse_size(s, val) == -1 || *val == 0)
+		return fail(err, errlen, "%s \"%s\" is not a size above 0 (bytes, "
+			    "or a number with k, m or g)", key, s);
+	return 0;
+}
+
+/* An optional array of strings, each accepted by valid(). */
+static int
+get_list(struct json_object *obj, const char *key,
+	 bool (*valid)(const char *, size_t), const char *what, char ***val,
+	 char *err, size_t errlen)
+{
+	struct strv sv = { 0 };
+	struct json_object *v, *item;
+	const char *s;
+	size_t i, len;
+
+	if (json_object_object_get_ex(obj, key, &v) && v != NULL) {
+		if (!json_object_is_type(v, json_type_array))
+			return fail(err, errlen, "%s must be an array of strings, "
+				    "not %s", key, type_name(v));
+		for (i = 0; i < json_object_array_length(v); i++) {
+			item = json_object_array_get_idx(v, i);
+			if (!json_object_is_type(item, json_type_string)) {
+				strv_free(strv_finish(&sv));
+				return fail(err, errlen, "%s[%zu] must be a string, "
+					    "not %s", key, i, type_name(item));
+			}
+			s = json_object_get_string(item);
+			len = (size_t)json_object_get_string_len(item);
+			if (strlen(s) != len || !valid(s, len)) {
+				strv_free(strv_finish(&sv));
+				return fail(err, errlen, "%s[%zu] \"%s\" is not %s",
+					    key, i, s, what);
+			}
+			if (strv_add(&sv, s, len) == -1) {
+				strv_free(strv_finish(&sv));
+				return fail(err, errlen, "out of memory");
+			}
+		}
+	}
+	if ((*val = strv_finish(&sv)) == NULL)
+		return fail(err, errlen, "out of memory");
+	return 0;
+}
+
+static bool
+is_alias(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isgraph((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+static int
+check_keys(struct json_object *obj, char *err, size_t errlen)
+{
+	size_t i;
+
+	json_object_object_foreach(obj, key, val) {
+		(void)val;
+		for (i = 0; i < sizeof(manifest_keys) / sizeof(manifest_keys[0]);
+		     i++)
+			if (strcmp(key, manifest_keys[i]) == 0)
+				break;
+		if (i == sizeof(manifest_keys) / sizeof(manifest_keys[0]))
+			return fail(err, errlen, "unknown key \"%s\"", key);
+	}
+	return 0;
+}
+
+static int
+manifest_fields(struct json_object *obj, struct lang *lang, char *err,
+	     size_t errlen)
+{
+	const char *slug, *workdir, *solution, *checker, *probe;
+	struct json_object *v;
+
+	if (check_keys(obj, err, errlen) == -1 ||
+	    manifest_string(obj, "slug", true, &slug, err, errlen) == -1 ||
+	    manifest_string(obj, "workdir", true, &workdir, err, errlen) == -1 ||
+	    manifest_string(obj, "solution_file", true, &solution, err, errlen) == -1 ||
+	    manifest_string(obj, "checker_file", false, &checker, err, errlen) == -1 ||
+	    manifest_string(obj, "probe", true, &probe, err, errlen) == -1)
+		return -1;
+	if (!is_slug(slug))
+		return fail(err, errlen, "slug \"%s\" is not lower-case letters, "
+			    "digits and _, starting with a letter", slug);
+	if (!is_relative_path(workdir))
+		return fail(err, errlen, "workdir \"%s\" is not a relative path "
+			    "without . or .. parts", workdir);
+	if (!is_name(solution, strlen(solution)))
+		return fail(err, errlen, "solution_file \"%s\" is not a plain "
+			    "file name", solution);
+	if (checker != NULL && !is_name(checker, strlen(checker)))
+		return fail(err, errlen, "checker_file \"%s\" is not a plain "
+			    "file name", checker);
+
+	if (json_object_object_get_ex(obj, "checker_required", &v) &&
+	    v != NULL) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return fail(err, errlen, "checker_required must be true or "
+				    "false, not %s", type_name(v));
+		lang->checker_required = json_object_get_boolean(v);
+	}
+	if (lang->checker_required && checker == NULL)
+		return fail(err, errlen, "checker_required is true but "
+			    "checker_file is not given");
+
+	if (get_size(obj, "tmp_size", &lang->tmp_size, err, errlen) == -1 ||
+	    get_size(obj, "mem_max", &lang->mem_max, err, errlen) == -1)
+		return -1;
+	if (get_list(obj, "aliases", is_alias, "a name without spaces",
+		     &lang->aliases, err, errlen) == -1 ||
+	    get_list(obj, "overlay_paths", lang_path_is_absolute,
+		     "a plain absolute path", &lang->overlay_paths, err,
+		     errlen) == -1)
+		return -1;
+
+	if (set_string(&lang->slug, slug, err, errlen) == -1 ||
+	    set_string(&lang->workdir, workdir, err, errlen) == -1 ||
+	    set_string(&lang->solution_file, solution, err, errlen) == -1 ||
+	    set_string(&lang->checker_file, checker, err, errlen) == -1 ||
+	    set_string(&lang->probe, probe, err, errlen) == -1)
+		return -1;
+	return 0;
+}
+
+int
+lang_parse_manifest(const char *json, size_t len, struct lang *lang,
+		    char *err, size_t errlen)
+{
+	struct json_tokener *tok;
+	struct json_object *obj;
+	enum json_tokener_error jerr;
+	size_t end;
+	int rc;
+
+	memset(lang, 0, sizeof(*lang));
+	if (len > MANIFEST_MAX)
+		return fail(err, errlen, "larger than %d bytes", MANIFEST_MAX);
+	if ((tok = json_tokener_new_ex(MANIFEST_DEPTH_MAX)) == NULL)
+		return fail(err, errlen, "out of memory");
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+			       JSON_TOKENER_VALIDATE_UTF8);
+	obj = json_tokener_parse_ex(tok, json, (int)len);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	if (jerr == json_tokener_continue) {	/* see request.c */
+		obj = json_tokener_parse_ex(tok, "", 1);
+		jerr = json_tokener_get_error(tok);
+	}
+	json_tokener_free(tok);
+	if (jerr != json_tokener_success)
+		return fail(err, errlen, "not valid JSON: %s at byte %zu",
+			    json_tokener_error_desc(jerr), end);
+	for (; end < len; end++)
+		if (strchr(" \t\r\n", json[end]) == NULL || json[end] == '\0') {
+			json_object_put(obj);
+			return fail(err, errlen, "data after the JSON object at "
+				    "byte %zu", end);
+		}
+	if (!json_object_is_type(obj, json_type_object)) {
+		rc = fail(err, errlen, "must be a JSON object, not %s",
+			  type_name(obj));
+		json_object_put(obj);
+		return rc;
+	}
+	rc = manifest_fields(obj, lang, err, errlen);
+	json_object_put(obj);
+	if (rc == -1)
+		lang_free(lang);
+	return rc;
+}
+

@@ -1,0 +1,68 @@
+/*
+ * plan: what one run's processes share, built before they need it so that
+ * they only make system calls.  The worker fills it before clone (or, for a
+ * sandbox built ahead of its request, init fills its request part from the
+ * wire); the worker keeps the read ends, init and the payload the write
+ * ends.  Private to core/run/ and core/inside/.
+ */
+#ifndef GAOL_PLAN_H
+#define GAOL_PLAN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "lang/lang.h"
+#include "run/sandbox.h"
+
+enum { REPORT_FAULT = 1, REPORT_EXIT = 2 };
+
+struct report {
+	int kind;
+	int status;              /* REPORT_EXIT: the payload's wait status */
+	long maxrss_kb;          /* REPORT_EXIT: largest RSS in its process tree */
+	int err;                 /* REPORT_FAULT: errno */
+	char step[64];
+};
+
+/* Everything a run's children need, computed before they need it so that
+ * they only make system calls: by the worker before clone, or, for a sandbox
+ * built ahead of its request, by init from the request it is sent. */
+struct plan {
+	const struct slot *slot;
+	const struct sandbox_spec *spec;
+	bool ahead;              /* built ahead: the request comes on go */
+	int out[2], err[2], report[2];
+	int in[2];               /* stdin, when spec->stdin_data */
+	int file[2];             /* spec->output_file, streamed back by init */
+	int go[2];               /* ahead: the request, worker to init */
+	int export_fd;           /* spec->export_dir */
+	pid_t init;              /* ahead: the init waiting for its request */
+	char overlay_opts[8192];
+	char scratch_opts[64];
+	char *argv[4];
+	/* ahead, in init: the request as received */
+	struct sandbox_spec got_spec;
+	struct lang got_lang;
+	struct sandbox_file *got_files;
+};
+
+/* Which pipes a plan opens (plan_pipes). */
+enum plan_pipe {
+	PIPE_STDIN = 1 << 0,     /* spec->stdin_data, fed by the worker */
+	PIPE_FILE = 1 << 1,      /* spec->output_file, streamed back by init */
+	PIPE_GO = 1 << 2,        /* the request, to a sandbox built ahead */
+};
+
+void plan_reset(struct plan *p, struct slot *s);
+int plan_pipes(struct plan *p, unsigned pipes, char *err, size_t errlen);
+int plan_layers(struct plan *p, char *err, size_t errlen);
+int plan_open(struct plan *p, char *err, size_t errlen);
+void plan_close_init_ends(struct plan *p);
+void plan_close(struct plan *p);
+
+/* The wire (run/wire.c): the worker sends a request to a sandbox built
+ * ahead of it; init receives it into p->got_*.  0 or -1. */
+int wire_send_request(int fd, const struct sandbox_spec *spec);
+int wire_receive_request(struct plan *p);
+
+#endif

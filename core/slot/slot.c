@@ -1,0 +1,266 @@
+/*
+ * slot: a worker's slot, prepared once by the worker before any run: its
+ * UID's identity files, the skeleton root its runs' mount views are built
+ * on, the cgroup, the payload's environment, the seccomp program and the
+ * next run's network namespace.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <grp.h>
+#include <limits.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/sched.h>
+
+
+#include "api/config.h"
+#include "inside/inside.h"
+#include "run/sandbox.h"
+#include "slot/slot.h"
+#include "util/util.h"
+
+#define SANDBOX_PATH "/usr/bin:/bin"
+
+/* Mount points and directories of the skeleton root, made once per slot. */
+static const char *const root_dirs[] = {
+	"dev", "proc", "tmp", "sandbox", "sys", "sys/fs", "sys/fs/cgroup", ".old",
+};
+
+/* The slot's identity as programs look it up: a passwd and a group file with
+ * the slot UID as "gaol", home /sandbox, bound over the host's. */
+static int make_identity(struct slot *s, char *path, size_t len)
+{
+	char text[512];
+	snprintf(path, len, "%s/passwd", s->state_dir);
+	snprintf(text, sizeof(text),
+		 "root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
+		 "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+		 "gaol:x:%u:%u:gaol sandbox:/sandbox:/bin/sh\n",
+		 (unsigned)s->uid, (unsigned)s->uid);
+	if (file_write_at(AT_FDCWD, path, O_TRUNC, 0644, text, strlen(text)) < 0)
+		return -1;
+	snprintf(path, len, "%s/group", s->state_dir);
+	snprintf(text, sizeof(text), "root:x:0:\nnogroup:x:65534:\ngaol:x:%u:\n",
+		 (unsigned)s->uid);
+	if (file_write_at(AT_FDCWD, path, O_TRUNC, 0644, text, strlen(text)) < 0)
+		return -1;
+	snprintf(path, len, "%s/empty", s->state_dir);
+	return file_write_at(AT_FDCWD, path, O_TRUNC, 0644, "", 0);
+}
+
+/* The skeleton root on the host: empty mount points and the allowlist's
+ * symlinks.  It is only ever seen through a read-only bind. */
+static int make_skeleton(struct slot *s, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	const char *step = path;
+
+	snprintf(path, sizeof(path), "%s/root", s->state_dir);
+	if (mkdir_p(path, 0755) < 0)
+		goto fail;
+	for (size_t i = 0; i < N(root_dirs); i++) {
+		snprintf(path, sizeof(path), "%s/root/%s", s->state_dir, root_dirs[i]);
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			goto fail;
+	}
+	for (size_t i = 0; i < root_allow_n; i++) {
+		struct stat st;
+		char target[PATH_MAX];
+		if (lstat(root_allow[i], &st) < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/root%s", s->state_dir, root_allow[i]);
+		if (S_ISLNK(st.st_mode)) {
+			ssize_t n = readlink(root_allow[i], target, sizeof(target) - 1);
+			if (n < 0)
+				goto fail;
+			target[n] = 0;
+			unlink(path);
+			rmdir(path);
+			if (symlink(target, path) < 0)
+				goto fail;
+		} else if (S_ISDIR(st.st_mode)) {
+			if (mkdir(path, 0755) < 0 && errno != EEXIST)
+				goto fail;
+		}
+	}
+	/* Mount points of RUN_ROOT_EXTRA (under a bound directory they exist
+	 * already, in the host's tree). */
+	for (size_t i = 0; i < s->cfg->n_root_extra; i++) {
+		snprintf(path, sizeof(path), "%s/root%s", s->state_dir, s->cfg->root_extra[i]);
+		struct stat st;
+		if (stat(path, &st) < 0 && mkdir_p(path, 0755) < 0)
+			goto fail;
+	}
+	for (int i = 0; i < s->cg.n_hierarchies; i++) {
+		snprintf(path, sizeof(path), "%s/root/sys/fs/cgroup/%s", s->state_dir,
+			 s->cg.hierarchy[i]);
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			goto fail;
+	}
+	snprintf(path, sizeof(path), "%s/scratch", s->state_dir);
+	if (mkdir_p(path, 0700) < 0)
+		goto fail;
+	if (make_identity(s, path, sizeof(path)) < 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "sandbox: skeleton %s errno=%d", step, errno);
+	return -1;
+}
+
+static int make_netns(struct slot *s, char *err, size_t errlen);
+static int build_env(struct slot *s, const struct gaol_config *cfg)
+{
+	static const char *const passed[] = { "LANG", "LC_ALL", "TZ" };
+	size_t n = 0, cap = 8 + N(passed) + cfg->n_env_allow;
+	char **env = calloc(cap, sizeof(*env));
+	if (!env)
+		return -1;
+	if (asprintf(&env[n++], "PATH=%s", SANDBOX_PATH) < 0 ||
+	    asprintf(&env[n++], "HOME=/sandbox") < 0)
+		return -1;
+	if (!getenv("LANG") && asprintf(&env[n++], "LANG=C.UTF-8") < 0)
+		return -1;
+	for (size_t i = 0; i < N(passed) + cfg->n_env_allow; i++) {
+		const char *key = i < N(passed) ? passed[i] : cfg->env_allow[i - N(passed)];
+		const char *val = getenv(key);
+		if (!val || !strcmp(key, "PATH") || !strcmp(key, "HOME"))
+			continue;
+		if (asprintf(&env[n++], "%s=%s", key, val) < 0)
+			return -1;
+	}
+	env[n] = NULL;
+	s->envp = env;
+	return 0;
+}
+
+int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
+	      unsigned lane, char *err, size_t errlen)
+{
+	memset(slot, 0, sizeof(*slot));
+	slot->ready = true;
+	slot->netns_fd = -1;
+	slot->exiting_mntns = -1;
+	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
+		slot->cg.dir_fd[i] = slot->cg.procs_fd[i] = -1;
+	slot->cg.peak_fd = -1;
+	slot->index = index;
+	slot->uid = cfg->uid_base + index;
+	slot->cfg = cfg;
+	/* A slot is named by its UID (and lane), in the state directory and
+	 * the cgroup tree alike: two services with different RUN_UID_BASE
+	 * never meet.  The lanes of one worker judge one request's test cases
+	 * side by side: same UID, a cgroup each. */
+	char name[32];
+	if (lane)
+		snprintf(name, sizeof(name), "uid%u-%u", (unsigned)slot->uid, lane);
+	else
+		snprintf(name, sizeof(name), "uid%u", (unsigned)slot->uid);
+	snprintf(slot->state_dir, sizeof(slot->state_dir), "%s/%s", cfg->state_dir, name);
+	if (mkdir_p(cfg->state_dir, 0711) < 0) {
+		snprintf(err, errlen, "sandbox: state dir %s errno=%d",
+			 cfg->state_dir, errno);
+		return -1;
+	}
+	if (cgroup_slot_setup(&slot->cg, name, err, errlen) < 0)
+		return -1;
+	if (make_skeleton(slot, err, errlen) < 0)
+		return -1;
+	if (build_env(slot, cfg) < 0) {
+		snprintf(err, errlen, "sandbox: environment errno=%d", errno);
+		return -1;
+	}
+	if (seccomp_policy_build(&slot->seccomp, err, errlen) < 0)
+		return -1;
+	return make_netns(slot, err, errlen);
+}
+
+void slot_free(struct slot *slot)
+{
+	if (!slot->ready)
+		return;
+	sandbox_release(slot);
+	slot->ready = false;
+	if (slot->envp) {
+		for (char **e = slot->envp; *e; e++)
+			free(*e);
+		free(slot->envp);
+		slot->envp = NULL;
+	}
+	seccomp_policy_free(&slot->seccomp);
+	if (slot->netns_fd >= 0)
+		close(slot->netns_fd);
+	slot->netns_fd = -1;
+	cgroup_slot_close(&slot->cg);
+}
+
+/* A network namespace with only a loopback, one per run: a run's sockets,
+ * its TIME_WAIT entries and the loopback's counters must not be seen by the
+ * next.  Making one costs half a millisecond, so the worker makes the next
+ * run's while it is idle (slot_refresh) and a run only makes its own when
+ * that did not happen. */
+static int make_netns(struct slot *s, char *err, size_t errlen)
+{
+	const char *step = "open host netns";
+	int host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (host < 0)
+		goto fail;
+	step = "unshare net";
+	if (unshare(CLONE_NEWNET) < 0)
+		goto fail;
+	step = "loopback up";
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq ifr = { 0 };
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		goto fail;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		goto fail;
+	close(fd);
+	step = "open slot netns";
+	int ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
+		goto fail;
+	if (s->netns_fd >= 0)
+		close(s->netns_fd);
+	s->netns_fd = ns;
+	s->netns_used = false;
+	step = "return to host netns";
+	if (setns(host, CLONE_NEWNET) < 0)
+		goto fail;
+	close(host);
+	return 0;
+fail:
+	snprintf(err, errlen, "sandbox: %s errno=%d", step, errno);
+	if (host >= 0)
+		close(host);
+	return -1;
+}
+
+int slot_refresh(struct slot *slot, char *err, size_t errlen)
+{
+	if (!slot->ready || !slot->netns_used)
+		return 0;
+	return make_netns(slot, err, errlen);
+}

@@ -1,0 +1,46 @@
+/*
+ * slot: what a worker prepares once, before any run: its identity (UID and
+ * passwd), cgroup, state directory and skeleton root, the payload's
+ * environment, the seccomp program, and each run's fresh network namespace.
+ * The run-time half (a sandbox built ahead, the exiting init) is
+ * core/run/sandbox.c's.
+ */
+#ifndef GAOL_SLOT_H
+#define GAOL_SLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "slot/cgroup.h"
+#include "slot/seccomp_policy.h"
+
+struct gaol_config;
+struct plan;
+
+/* A worker's slot: the identity and the cgroup its runs use. */
+struct slot {
+	bool ready;              /* slot_init ran: slot_free has work */
+	unsigned index;
+	uid_t uid;
+	struct slot_cgroup cg;
+	const struct gaol_config *cfg;
+	char state_dir[4096];    /* <state>/slot<N>: skeleton root, scratch */
+	char **envp;             /* the payload's environment (allowlist) */
+	int netns_fd;            /* the next run's loopback-only network namespace */
+	bool netns_used;         /* a run entered it: make a fresh one */
+	struct plan *ahead;      /* a sandbox built ahead of its request */
+	pid_t exiting;           /* the last run's init, exiting on its own */
+	int exiting_mntns;       /* and its mount namespace, held until idle */
+	struct seccomp_policy seccomp;
+};
+
+/* Prepares slot index (lane 0, or a judging lane) for this process: uid,
+ * cgroup, state directory, network namespace, seccomp program. */
+int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
+	      unsigned lane, char *err, size_t errlen);
+void slot_free(struct slot *slot);
+/* Prepares what the next run needs fresh (its network namespace), off the
+ * request's path: the worker calls it while idle.  0, or -1 with err. */
+int slot_refresh(struct slot *slot, char *err, size_t errlen);
+#endif

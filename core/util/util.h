@@ -1,0 +1,47 @@
+/*
+ * util: the small rules every part of gaol shares, each with one home: the
+ * clock, the hash, closing an fd, writing a whole buffer, what a plain file
+ * name is, and how a wait status reads.  Nothing here allocates, so init and
+ * the payload (core/inside/) may call any of it.
+ */
+#ifndef GAOL_UTIL_H
+#define GAOL_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The monotonic clock, in microseconds and in milliseconds. */
+long long now_us(void);
+long now_ms(void);
+
+/* FNV-1a over len bytes, continuing from h (start with FNV_OFFSET). */
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+uint64_t fnv1a(const void *data, size_t len, uint64_t h);
+
+/* Closes *fd when it is open, and marks it closed (-1). */
+void close_fd(int *fd);
+
+/* Writes all of buf to fd, going on after EINTR.  0, or -1 with errno. */
+int write_all(int fd, const void *buf, size_t len);
+/* Reads exactly len bytes.  0, or -1 at EOF or on an error. */
+int read_all(int fd, void *buf, size_t len);
+/* Creates name in dirfd (flags: O_EXCL or O_TRUNC, never following a link)
+ * holding buf.  0, or -1 with errno. */
+int file_write_at(int dirfd, const char *name, int flags, mode_t mode,
+		  const void *buf, size_t len);
+/* mkdir -p: the last component gets mode, the others 0755. */
+int mkdir_p(const char *path, mode_t mode);
+
+/* A plain file name: not empty, at most 255 bytes, not "." or "..", no '/'
+ * and no control character. */
+bool name_is_plain(const char *s);
+
+/* A wait status as a shell reports it: the exit status, or 128 + the
+ * signal that killed it; -1 for neither. */
+int exit_code(int wait_status);
+
+#endif
