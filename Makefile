@@ -79,7 +79,10 @@ $(BUILD)/libgaol.a: $(CORE_OBJ)
 $(BUILD)/gaol-fcgi: $(FCGI_OBJ) $(BUILD)/libgaol.a
 	$(CC) $(LDHARDEN) $(LDFLAGS) -o $@ $^ -lfcgi $(ALL_LDLIBS)
 
-$(BUILD)/gaol-run: $(BUILD)/fcgi/gaol-run.o $(BUILD)/libgaol.a
+# gaol-run lives beside the FastCGI front end because it is one: the
+# engine's answers through the command line, with the HTTP status the
+# service would send (fcgi/status.c), but without libfcgi.
+$(BUILD)/gaol-run: $(BUILD)/fcgi/gaol-run.o $(BUILD)/fcgi/status.o $(BUILD)/libgaol.a
 	$(CC) $(LDHARDEN) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
 
 $(BUILD)/unit-tests: $(UNIT_SRC) tests/unit/suites.h $(CORE_HDR) $(BUILD)/libgaol.a

@@ -15,7 +15,9 @@
 #include <json-c/json.h>
 
 #include "api/engine.h"
+#include "status.h"
 #include "judge/judge.h"
+#include "util/util.h"
 
 static void usage(void)
 {
@@ -33,7 +35,7 @@ static void usage(void)
 		"               requests of a service that is not saturated\n");
 }
 
-static char *read_all(FILE *f, size_t max, size_t *len)
+static char *read_stream(FILE *f, size_t max, size_t *len)
 {
 	size_t cap = 65536, n = 0;
 	char *buf = malloc(cap);
@@ -56,13 +58,6 @@ static char *read_all(FILE *f, size_t max, size_t *len)
 	}
 	*len = n;
 	return buf;
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static int by_value(const void *a, const void *b)
@@ -98,10 +93,15 @@ static int number(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The command line.  0, or 2 (usage) after saying why. */
+struct options {
+	long slot, repeat, gap_ms;
+	int check;
+};
+
+static int parse_args(int argc, char **argv, struct options *o)
 {
-	long slot = -1, repeat = 1, gap_ms = 0;
-	int check = 0;
+	*o = (struct options){ .slot = -1, .repeat = 1 };
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--langs") && i + 1 < argc) {
 			char dir[PATH_MAX];
@@ -111,21 +111,31 @@ int main(int argc, char **argv)
 			}
 			setenv("GAOL_LANGS_DIR", dir, 1);
 		} else if (!strcmp(argv[i], "--slot") && i + 1 < argc) {
-			if (number(argv[++i], 0, 1000, &slot) < 0)
+			if (number(argv[++i], 0, 1000, &o->slot) < 0)
 				return 2;
 		} else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
-			if (number(argv[++i], 1, 100000, &repeat) < 0)
+			if (number(argv[++i], 1, 100000, &o->repeat) < 0)
 				return 2;
 		} else if (!strcmp(argv[i], "--gap") && i + 1 < argc) {
-			if (number(argv[++i], 0, 60000, &gap_ms) < 0)
+			if (number(argv[++i], 0, 60000, &o->gap_ms) < 0)
 				return 2;
 		} else if (!strcmp(argv[i], "--check")) {
-			check = 1;
+			o->check = 1;
 		} else {
 			usage();
 			return 2;
 		}
 	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	if (parse_args(argc, argv, &o))
+		return 2;
+	long slot = o.slot, repeat = o.repeat, gap_ms = o.gap_ms;
+	int check = o.check;
 
 	struct engine e;
 	char err[1024];
@@ -148,22 +158,22 @@ int main(int argc, char **argv)
 		return missing ? 1 : 0;
 	}
 	size_t len = 0;
-	char *body = read_all(stdin, e.cfg.input_max, &len);
+	char *body = read_stream(stdin, e.cfg.input_max, &len);
 	struct answer a = { 0 };
 	double *ms = calloc((size_t)repeat, sizeof(*ms));
 	int evaluate = body && is_evaluate(body, len);
-	double start = now_ms();
+	double start = now_us() / 1e3;
 	for (long i = 0; i < repeat; i++) {
 		answer_free(&a);
-		double t0 = now_ms();
+		double t0 = now_us() / 1e3;
 		if (!body || !ms)
-			answer_error(&a, 500, "out of memory");
+			answer_error(&a, OUTCOME_FAULT, "out of memory");
 		else if (evaluate)
 			engine_evaluate(&e, body, len, &a);
 		else
 			engine_run(&e, body, len, &a);
 		if (ms)
-			ms[i] = now_ms() - t0;
+			ms[i] = now_us() / 1e3 - t0;
 		if (i + 1 < repeat) {
 			engine_idle(&e);  /* what a worker does after answering */
 			if (gap_ms)
@@ -174,7 +184,7 @@ int main(int argc, char **argv)
 	if (repeat > 1 && ms) {
 		/* The cycle is a run and the worker's work after it (and the
 		 * gap): what one worker can sustain. */
-		double cycle = (now_ms() - start) / (double)repeat;
+		double cycle = (now_us() / 1e3 - start) / (double)repeat;
 		qsort(ms, (size_t)repeat, sizeof(*ms), by_value);
 		fprintf(stderr, "gaol-run: %ld runs: median %.3f ms, p10 %.3f ms, p90 %.3f ms, "
 			"cycle %.3f ms\n", repeat, ms[repeat / 2], ms[repeat / 10],
@@ -183,9 +193,9 @@ int main(int argc, char **argv)
 	free(ms);
 	fwrite(a.body, 1, a.len, stdout);
 	fputc('\n', stdout);
-	if (a.status != 200)
-		fprintf(stderr, "gaol-run: status %d\n", a.status);
-	int rc = a.status == 200 ? 0 : 1;
+	if (a.outcome != OUTCOME_OK)
+		fprintf(stderr, "gaol-run: status %d\n", http_status(a.outcome));
+	int rc = a.outcome == OUTCOME_OK ? 0 : 1;
 	answer_free(&a);
 	free(body);
 	engine_free(&e);

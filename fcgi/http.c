@@ -30,6 +30,7 @@
 #include <strings.h>
 
 #include "http.h"
+#include "status.h"
 #include "judge/judge.h"
 
 typedef enum http_after handler_fn(struct engine *e, const char *body,
@@ -58,36 +59,11 @@ static const struct route routes[] = {
 	{ "/shutdown", "POST", false, handle_shutdown, shutdown_allowed },
 };
 
-static const struct {
-	int status;
-	const char *reason;
-} reasons[] = {
-	{ 200, "OK" },
-	{ 400, "Bad Request" },
-	{ 404, "Not Found" },
-	{ 405, "Method Not Allowed" },
-	{ 411, "Length Required" },
-	{ 413, "Content Too Large" },
-	{ 415, "Unsupported Media Type" },
-	{ 422, "Unprocessable Content" },
-	{ 429, "Too Many Requests" },
-	{ 500, "Internal Server Error" },
-	{ 503, "Service Unavailable" },
-};
-
 /* The body of a reply when even building an error answer failed. */
 static const char last_resort[] = "{\"error\": \"out of memory\"}";
 
 #define PATH_SHOWN_MAX 200     /* how much of a bad path an error repeats */
 #define BODY_CHUNK (64 * 1024) /* libfcgi's stream calls take an int */
-
-static const char *http_reason(int status)
-{
-	for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
-		if (reasons[i].status == status)
-			return reasons[i].reason;
-	return "Unknown";
-}
 
 static const char *param(const FCGX_Request *req, const char *name)
 {
@@ -208,32 +184,32 @@ static int read_body(const struct gaol_config *cfg, FCGX_Request *req,
 	char *buf;
 
 	if (enc) {
-		answer_error(a, 415, "Content-Encoding %.40s is not supported: "
+		answer_error(a, OUTCOME_WRONG_MEDIA, "Content-Encoding %.40s is not supported: "
 			     "send the body uncompressed", enc);
 		return -1;
 	}
 	if (type_is_refused(type)) {
-		answer_error(a, 415, "Content-Type %.60s is not supported: "
+		answer_error(a, OUTCOME_WRONG_MEDIA, "Content-Type %.60s is not supported: "
 			     "send application/json", type);
 		return -1;
 	}
 	if (!*clen) {
-		answer_error(a, 411, "Content-Length is required");
+		answer_error(a, OUTCOME_NO_LENGTH, "Content-Length is required");
 		return -1;
 	}
 	if (parse_length(clen, &want) < 0) {
-		answer_error(a, 400, "Content-Length is not a byte count: %.40s",
+		answer_error(a, OUTCOME_BAD_REQUEST, "Content-Length is not a byte count: %.40s",
 			     clen);
 		return -1;
 	}
 	if (want > cfg->input_max) {
-		answer_error(a, 413, "request body of %zu bytes is over "
+		answer_error(a, OUTCOME_TOO_LARGE, "request body of %zu bytes is over "
 			     "RUN_INPUT_MAX (%zu bytes)", want, cfg->input_max);
 		return -1;
 	}
 	buf = malloc(want + 1);
 	if (!buf) {
-		answer_error(a, 500, "no memory for a body of %zu bytes", want);
+		answer_error(a, OUTCOME_FAULT, "no memory for a body of %zu bytes", want);
 		return -1;
 	}
 	while (got < want) {
@@ -247,7 +223,7 @@ static int read_body(const struct gaol_config *cfg, FCGX_Request *req,
 	}
 	if (got < want) {
 		free(buf);
-		answer_error(a, 400, "request body ended after %zu of %zu bytes",
+		answer_error(a, OUTCOME_BAD_REQUEST, "request body ended after %zu of %zu bytes",
 			     got, want);
 		return -1;
 	}
@@ -290,10 +266,10 @@ static enum http_after handle_shutdown(struct engine *e, const char *body,
 	(void)len;
 	a->body = strdup(ok);
 	if (!a->body) {
-		answer_error(a, 500, "no memory");
+		answer_error(a, OUTCOME_FAULT, "no memory");
 		return HTTP_AFTER_NOTHING;
 	}
-	a->status = 200;
+	a->outcome = OUTCOME_OK;
 	a->len = sizeof ok - 1;
 	return HTTP_AFTER_SHUTDOWN;
 }
@@ -314,7 +290,7 @@ static void send_answer(FCGX_Request *req, const struct answer *a,
 {
 	const char *body = a->body ? a->body : last_resort;
 	size_t len = a->body ? a->len : sizeof last_resort - 1;
-	int status = a->body ? a->status : 500;
+	enum outcome outcome = a->body ? a->outcome : OUTCOME_FAULT;
 	char hdr[512];
 	int n;
 
@@ -325,7 +301,7 @@ static void send_answer(FCGX_Request *req, const struct answer *a,
 		     "Cache-Control: no-store\r\n"
 		     "%s%s%s"
 		     "\r\n",
-		     status, http_reason(status), len,
+		     http_status(outcome), http_reason(outcome), len,
 		     allow ? "Allow: " : "", allow ? allow : "",
 		     allow ? "\r\n" : "");
 	put(req, hdr, (size_t)n);
@@ -363,7 +339,7 @@ void http_refuse_stopping(FCGX_Request *req)
 {
 	struct answer a = { 0 };
 
-	answer_error(&a, 503, "shutting down");
+	answer_error(&a, OUTCOME_STOPPING, "shutting down");
 	send_answer(req, &a, NULL,
 		    strcmp(param(req, "REQUEST_METHOD"), "HEAD") == 0);
 	answer_free(&a);
@@ -380,7 +356,7 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 
 	request_path(req, path, sizeof path);
 	if (e->cfg.debug)
-		log_request(e->slot.index, req);
+		log_request(e->slot_index, req);
 
 	if ((r = route_find(&e->cfg, path, method, allow, sizeof allow))) {
 		char *body = NULL;
@@ -391,10 +367,10 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 			after = r->handle(e, body, len, &a);
 		free(body);
 	} else if (allow[0]) {
-		answer_error(&a, 405, "method %.16s is not allowed on %.*s "
+		answer_error(&a, OUTCOME_WRONG_METHOD, "method %.16s is not allowed on %.*s "
 			     "(allowed: %s)", method, PATH_SHOWN_MAX, path, allow);
 	} else {
-		answer_error(&a, 404, "no such path: %.*s", PATH_SHOWN_MAX, path);
+		answer_error(&a, OUTCOME_NOT_FOUND, "no such path: %.*s", PATH_SHOWN_MAX, path);
 	}
 
 	send_answer(req, &a, allow[0] ? allow : NULL, strcmp(method, "HEAD") == 0);

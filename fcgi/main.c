@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 	const char *socket_path = NULL, *socket_group = NULL;
 	struct engine e;
 	bool check = false;
-	char err[512], cg_version[8];
+	char err[512];
 	int opt, fd, status, flags;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -190,15 +190,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	/* Configuration and languages (probes, `make -n`), once for the pool. */
+	/* Configuration, languages (probes, `make -n`) and the service's
+	 * cgroup, once for the pool. */
 	if (engine_load(&e, err, sizeof err) < 0) {
 		fprintf(stderr, "gaol-fcgi: %s\n", err);
-		return 1;
-	}
-	if (cgroup_service_prepare(cg_version, sizeof cg_version, err,
-				   sizeof err) < 0) {
-		fprintf(stderr, "gaol-fcgi: %s\n", err);
-		engine_free(&e);
 		return 1;
 	}
 
@@ -233,8 +228,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	fprintf(stderr, "gaol-fcgi: starting %u workers (cgroup %s)\n",
-		e.cfg.concurrency, cg_version);
+	fprintf(stderr, "gaol-fcgi: starting %u workers (cgroup v%d)\n",
+		e.cfg.concurrency, e.cgroup_version);
 	status = master_run(&e, fd);   /* closes fd */
 
 	if (socket_path)

@@ -49,6 +49,7 @@
 #include "api/engine.h"
 #include "master.h"
 #include "worker.h"
+#include "util/util.h"
 
 #define HEALTHY_LIFE_MS  10000
 #define BACKOFF_FIRST_MS 100
@@ -92,14 +93,6 @@ static void on_stop(int sig)
 static void on_child(int sig)
 {
 	(void)sig;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void start_worker(struct pool *p, unsigned i)

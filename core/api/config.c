@@ -1,5 +1,6 @@
 /*
- * config: the environment, read once at start-up (SPEC section 3).
+ * config: the environment, read once at start-up (docs/api.md,
+ * "Configuration").
  *
  * Every variable is optional.  An empty value counts as unset (systemd and
  * docker write `VAR=` for "no value"), except DEBUG, where the Codebattle

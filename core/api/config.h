@@ -1,6 +1,6 @@
 /*
  * config: the service's configuration, read once from the environment at
- * start-up (SPEC section 3).  A bad value is a start-up error naming the
+ * start-up (docs/api.md, "Configuration").  A bad value is a start-up error naming the
  * variable.  Per-language defaults live in lang.json, not here; the per-language
  * overrides (RUN_TMP_SIZE_<SLUG>, RUN_MEM_MAX_<SLUG>, RUN_OVERLAY_PATHS_<SLUG>)
  * are applied by lang.c when the manifests are loaded.

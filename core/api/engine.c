@@ -1,7 +1,8 @@
 /*
- * The engine: one request in, one status and JSON body out.  This file holds
- * the mapping from what happened to the HTTP status of SPEC section 2; the
- * transport (FastCGI, the command line) lives elsewhere.
+ * The engine: one request in, one outcome and JSON body out.  This file
+ * says which outcome each thing that can happen to a /run is (docs/api.md,
+ * "Errors and status codes"); the HTTP status of an outcome, and the
+ * transport (FastCGI, the command line), live in fcgi/.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,28 +16,29 @@
 
 #include "judge/cache.h"
 #include "api/engine.h"
-#include "judge/request.h"
+#include "api/request.h"
 #include "util/utf8.h"
+#include "util/util.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
-void answer_json(struct answer *a, int status, struct json_object *obj)
+void answer_json(struct answer *a, enum outcome outcome, struct json_object *obj)
 {
 	size_t len = 0;
 	const char *text = json_object_to_json_string_length(obj, JSON_FLAGS, &len);
-	a->status = status;
+	a->outcome = outcome;
 	a->body = malloc(len + 1);
 	if (a->body) {
 		memcpy(a->body, text, len + 1);
 		a->len = len;
 	} else {
-		a->status = 500;
+		a->outcome = OUTCOME_FAULT;
 		a->len = 0;
 	}
 	json_object_put(obj);
 }
 
-void answer_error(struct answer *a, int status, const char *fmt, ...)
+void answer_error(struct answer *a, enum outcome outcome, const char *fmt, ...)
 {
 	char reason[1024];
 	va_list ap;
@@ -45,7 +47,7 @@ void answer_error(struct answer *a, int status, const char *fmt, ...)
 	va_end(ap);
 	struct json_object *obj = json_object_new_object();
 	json_object_object_add(obj, "error", utf8_json_string(reason, strlen(reason)));
-	answer_json(a, status, obj);
+	answer_json(a, outcome, obj);
 }
 
 void answer_free(struct answer *a)
@@ -60,15 +62,24 @@ int engine_load(struct engine *e, char *err, size_t errlen)
 	memset(e, 0, sizeof(*e));
 	if (config_from_env(&e->cfg, err, errlen) < 0)
 		return -1;
-	return langs_load(&e->cfg, &e->langs, err, errlen);
+	if (langs_load(&e->cfg, &e->langs, err, errlen) < 0)
+		return -1;
+	return cgroup_service_prepare(&e->cgroup_version, err, errlen);
+}
+
+struct slot *engine_lane(struct engine *e, unsigned k)
+{
+	return k == 0 ? &e->slot : &e->lanes[k - 1];
 }
 
 int engine_take_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen)
 {
-	if (slot_init(&e->slot, &e->cfg, slot_index, 0, err, errlen) < 0)
+	e->slot_index = slot_index;
+	if (slot_init(&e->slot, &e->cfg, e->cgroup_version, slot_index, 0, err, errlen) < 0)
 		return -1;
 	for (unsigned k = 1; k < e->cfg.eval_parallel; k++) {
-		if (slot_init(&e->lanes[k - 1], &e->cfg, slot_index, k, err, errlen) < 0)
+		if (slot_init(engine_lane(e, k), &e->cfg, e->cgroup_version, slot_index, k,
+			      err, errlen) < 0)
 			return -1;
 		e->n_lanes = k;
 	}
@@ -95,16 +106,16 @@ void engine_idle(struct engine *e)
 	/* The next run's sandbox, built now as far as no request decides it;
 	 * judging lanes (used by forked children) are built per run. */
 	if (slot_prepare(&e->slot, err, sizeof(err)) < 0)
-		fprintf(stderr, "gaol: slot %u: %s\n", e->slot.index, err);
-	for (unsigned k = 0; k < e->n_lanes; k++)
-		if (slot_refresh(&e->lanes[k], err, sizeof(err)) < 0)
-			fprintf(stderr, "gaol: slot %u lane %u: %s\n", e->slot.index, k + 1, err);
+		fprintf(stderr, "gaol: slot %u: %s\n", e->slot_index, err);
+	for (unsigned k = 1; k <= e->n_lanes; k++)
+		if (slot_refresh(engine_lane(e, k), err, sizeof(err)) < 0)
+			fprintf(stderr, "gaol: slot %u lane %u: %s\n", e->slot_index, k, err);
 }
 
 void engine_release_slot(struct engine *e)
 {
-	for (unsigned k = 0; k < e->n_lanes; k++)
-		slot_free(&e->lanes[k]);
+	for (unsigned k = 1; k <= e->n_lanes; k++)
+		slot_free(engine_lane(e, k));
 	e->n_lanes = 0;
 	slot_free(&e->slot);
 }
@@ -151,17 +162,17 @@ static void answer_run(struct answer *a, const struct sandbox_result *res,
 		       const struct lang *lang)
 {
 	struct json_object *obj = json_object_new_object();
-	struct json_object *exit_code = NULL, *signal = NULL;
+	struct json_object *code_json = NULL, *signal = NULL;
 	char name[32];
 
-	if (!res->killed && WIFEXITED(res->wait_status)) {
-		exit_code = json_object_new_int(WEXITSTATUS(res->wait_status));
-	} else if (!res->killed && WIFSIGNALED(res->wait_status)) {
+	int code = res->killed ? -1 : exit_code(res->wait_status);
+	if (code >= 0)
+		code_json = json_object_new_int(code);
+	if (code >= 0 && WIFSIGNALED(res->wait_status)) {
 		int sig = WTERMSIG(res->wait_status);
-		exit_code = json_object_new_int(128 + sig);
 		signal = json_object_new_string(signal_name(sig, name, sizeof(name)));
 	}
-	json_object_object_add(obj, "exit_code", exit_code);
+	json_object_object_add(obj, "exit_code", code_json);
 	json_object_object_add(obj, "stdout", utf8_json_string(res->out ? res->out : "",
 							       res->out_len));
 	if (res->oom_killed) {
@@ -184,7 +195,7 @@ static void answer_run(struct answer *a, const struct sandbox_result *res,
 	json_object_object_add(obj, "wall_ms", json_object_new_int64(res->wall_ms));
 	json_object_object_add(obj, "cpu_ms", ms_or_null(res->cpu_ms));
 	json_object_object_add(obj, "memory_peak_kb", ms_or_null(res->memory_peak_kb));
-	answer_json(a, 200, obj);
+	answer_json(a, OUTCOME_OK, obj);
 }
 
 void engine_run(struct engine *e, const char *body, size_t len, struct answer *a)
@@ -194,34 +205,34 @@ void engine_run(struct engine *e, const char *body, size_t len, struct answer *a
 
 	memset(a, 0, sizeof(*a));
 	if (len > e->cfg.input_max) {
-		answer_error(a, 413, "request body exceeds RUN_INPUT_MAX (%zu bytes)",
+		answer_error(a, OUTCOME_TOO_LARGE, "request body exceeds RUN_INPUT_MAX (%zu bytes)",
 			     e->cfg.input_max);
 		return;
 	}
 	if (run_request_parse(body, len, e->cfg.timeout_default_ms,
 			      e->cfg.timeout_max_ms, &req, err, sizeof(err)) < 0) {
-		answer_error(a, 400, "%s", err);
+		answer_error(a, OUTCOME_BAD_REQUEST, "%s", err);
 		return;
 	}
 	const struct lang *lang = langs_find(&e->langs, req.lang_slug, false);
 	char installed[1024];
 	installed_list(&e->langs, installed, sizeof(installed));
 	if (!lang) {
-		answer_error(a, 400, "unknown lang_slug \"%s\" (installed: %s)",
+		answer_error(a, OUTCOME_BAD_REQUEST, "unknown lang_slug \"%s\" (installed: %s)",
 			     req.lang_slug, installed);
 		goto out;
 	}
 	if (!lang->installed) {
-		answer_error(a, 400, "language not installed: %s (installed: %s)",
+		answer_error(a, OUTCOME_BAD_REQUEST, "language not installed: %s (installed: %s)",
 			     lang->slug, installed);
 		goto out;
 	}
 	if (lang->checker_required && !req.checker.data) {
-		answer_error(a, 400, "checker_text is required for %s", lang->slug);
+		answer_error(a, OUTCOME_BAD_REQUEST, "checker_text is required for %s", lang->slug);
 		goto out;
 	}
 	if (!lang->test_cmd) {
-		answer_error(a, 400, "language %s is for /evaluate only (no /run harness)",
+		answer_error(a, OUTCOME_BAD_REQUEST, "language %s is for /evaluate only (no /run harness)",
 			     lang->slug);
 		goto out;
 	}
@@ -246,9 +257,9 @@ void engine_run(struct engine *e, const char *body, size_t len, struct answer *a
 	};
 	struct sandbox_result res;
 	if (sandbox_run(&e->slot, &spec, &res) < 0) {
-		answer_error(a, 500, "%s", res.fault);
+		answer_error(a, OUTCOME_FAULT, "%s", res.fault);
 	} else if (res.output_exceeded) {
-		answer_error(a, 413, "%s exceeds RUN_OUTPUT_MAX (%zu bytes)",
+		answer_error(a, OUTCOME_TOO_LARGE, "%s exceeds RUN_OUTPUT_MAX (%zu bytes)",
 			     res.output_exceeded == STREAM_STDOUT ? "stdout" : "stderr",
 			     e->cfg.output_max);
 	} else {
@@ -270,10 +281,10 @@ void engine_health(const struct engine *e, struct answer *a)
 	json_object_object_add(obj, "ok", json_object_new_boolean(1));
 	json_object_object_add(obj, "service", json_object_new_string("gaol"));
 	json_object_object_add(obj, "slots", json_object_new_int((int)e->cfg.concurrency));
-	json_object_object_add(obj, "slot", json_object_new_int((int)e->slot.index));
+	json_object_object_add(obj, "slot", json_object_new_int((int)e->slot_index));
 	json_object_object_add(obj, "cgroup", json_object_new_string(
-				       e->slot.cg.version == 2 ? "v2" : "v1"));
+				       e->cgroup_version == 2 ? "v2" : "v1"));
 	json_object_object_add(obj, "languages", ok);
 	json_object_object_add(obj, "not_installed", missing);
-	answer_json(a, 200, obj);
+	answer_json(a, OUTCOME_OK, obj);
 }

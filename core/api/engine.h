@@ -1,7 +1,8 @@
 /*
- * engine: what one worker does for one HTTP request, without knowing HTTP
- * transport.  The adapter (fcgi/) hands it a body and gets back a status code
- * and a JSON body.  Every answer, errors included, is JSON.
+ * engine: what one worker does for one request, without knowing HTTP.  The
+ * adapter (fcgi/) hands it a body and gets back an outcome kind and a JSON
+ * body; which HTTP status an outcome is, is fcgi/status.c's table alone.
+ * Every answer, errors included, is JSON.
  */
 #ifndef GAOL_ENGINE_H
 #define GAOL_ENGINE_H
@@ -17,18 +18,37 @@ struct engine {
 	struct gaol_config cfg;
 	struct lang_set langs;
 	struct slot slot;        /* this worker's slot: lane 0 of judging */
-	struct slot lanes[EVAL_PARALLEL_MAX - 1]; /* judging lanes 1.. */
+	struct slot lanes[EVAL_PARALLEL_MAX - 1]; /* judging lanes 1..: read
+				  * them through engine_lane, never by index */
 	unsigned n_lanes;
+	int cgroup_version;      /* 1 or 2: the service's, from engine_load */
+	unsigned slot_index;     /* which slot engine_take_slot took */
+};
+
+/* What kind of answer a request gets.  The engine gives the first five;
+ * the adapter (fcgi/http.c) the rest, about the transport. */
+enum outcome {
+	OUTCOME_OK,              /* carried out: the answer says what happened */
+	OUTCOME_BAD_REQUEST,     /* malformed, or asks what is not there */
+	OUTCOME_INVALID,         /* /evaluate: well-formed, but not judgeable */
+	OUTCOME_TOO_LARGE,       /* the body, or an output, over its cap */
+	OUTCOME_FAULT,           /* the service failed (no sandbox, no memory) */
+	OUTCOME_NOT_FOUND,       /* no such path */
+	OUTCOME_WRONG_METHOD,    /* a path without this method */
+	OUTCOME_NO_LENGTH,       /* a body without Content-Length */
+	OUTCOME_WRONG_MEDIA,     /* an encoding or a type the engine cannot read */
+	OUTCOME_STOPPING,        /* the pool is shutting down */
 };
 
 struct answer {
-	int status;              /* HTTP status */
+	enum outcome outcome;
 	char *body;              /* JSON, malloc'd */
 	size_t len;
 };
 
-/* Reads config and languages: once, in the master before the workers fork.
- * -1 with err on a start-up fault (bad variable, unreadable manifest). */
+/* Reads config and languages and prepares the service's cgroup: once, in the
+ * master before the workers fork.  -1 with err on a start-up fault (bad
+ * variable, unreadable manifest, no usable cgroup). */
 int engine_load(struct engine *e, char *err, size_t errlen);
 /* Takes slot slot_index (and its judging lanes) for this process.  -1 with
  * err when the slot's sandbox parts cannot be prepared. */
@@ -41,6 +61,9 @@ void engine_release_slot(struct engine *e);
 /* engine_load and engine_take_slot in one, for a single process. */
 int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen);
 void engine_free(struct engine *e);
+
+/* Judging lane k: 0 is the worker's slot, 1.. its lanes' own. */
+struct slot *engine_lane(struct engine *e, unsigned k);
 
 /* POST /run with body[0..len). */
 void engine_run(struct engine *e, const char *body, size_t len, struct answer *a);
@@ -57,10 +80,10 @@ void engine_health(const struct engine *e, struct answer *a);
 int engine_selfcheck(struct engine *e, FILE *out);
 
 struct json_object;
-/* obj (consumed) as the body, with status. */
-void answer_json(struct answer *a, int status, struct json_object *obj);
-/* {"error": "<formatted reason>"} with status. */
-void answer_error(struct answer *a, int status, const char *fmt, ...)
+/* obj (consumed) as the body, with outcome. */
+void answer_json(struct answer *a, enum outcome outcome, struct json_object *obj);
+/* {"error": "<formatted reason>"} with outcome. */
+void answer_error(struct answer *a, enum outcome outcome, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void answer_free(struct answer *a);
 

@@ -1,6 +1,6 @@
 /*
  * The start-up self-check: gaol refuses to serve on a host where a part of
- * the sandbox does not work (SPEC section 5, "fail closed").  The host's
+ * the sandbox does not work (docs/design.md, "Threat model": fail closed).  The host's
  * kernel features are read first; then one real sandbox is built and a probe
  * script inside it reports, mechanism by mechanism, what it can see.  The
  * probe is an ordinary run: if the sandbox could not be built, that is the
@@ -82,15 +82,13 @@ static int kernel_checks(FILE *out)
 int engine_selfcheck(struct engine *e, FILE *out)
 {
 	int bad = kernel_checks(out);
-	const struct slot_cgroup *cg = &e->slot.cg;
 	char detail[128];
-	snprintf(detail, sizeof(detail), "%s (%s)", cg->version == 2 ? "v2" : "v1",
-		 cg->version == 2 ? cg->path[0] : "memory, pids, cpu, cpuacct");
+	slot_describe_cgroup(&e->slot, detail, sizeof(detail));
 	line(out, 1, "cgroup", detail);
 
 	/* The probe's language: an empty directory as /sandbox. */
 	char dir[4200];
-	snprintf(dir, sizeof(dir), "%s/probe", e->slot.state_dir);
+	snprintf(dir, sizeof(dir), "%s/probe", slot_state_dir(&e->slot));
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return line(out, 0, "probe directory", strerror(errno)) + bad;
 	char *subdirs[] = { NULL };
@@ -104,7 +102,7 @@ int engine_selfcheck(struct engine *e, FILE *out)
 	size_t used = 0;
 	for (size_t i = 0; i < N(probes); i++) {
 		char test[512];
-		snprintf(test, sizeof(test), probes[i].test, (unsigned)e->slot.uid);
+		snprintf(test, sizeof(test), probes[i].test, (unsigned)slot_uid(&e->slot));
 		used += (size_t)snprintf(script + used, sizeof(script) - used,
 			"if ( %s ) >/dev/null 2>&1; then echo 'ok %s'; else echo 'missing %s'; fi\n",
 			test, probes[i].name, probes[i].name);

@@ -83,8 +83,8 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 		init_fail(p, "stdio");
 
 	/* A backstop per process; the cgroup's reading is what counts. */
-	long limit_ms = p->spec->cpu_limit_ms > 0 ? p->spec->cpu_limit_ms + 2000
-						  : p->spec->timeout_ms;
+	long limit_ms = p->spec->cpu_deadline_ms > 0 ? p->spec->cpu_deadline_ms
+						     : p->spec->timeout_ms;
 	long cpu_s = limit_ms / 1000 + 1;
 	set_limit(p, RLIMIT_CORE, 0, 0);
 	set_limit(p, RLIMIT_NOFILE, RUN_NOFILE, RUN_NOFILE);
@@ -167,7 +167,8 @@ static int payload_entry(void *arg)
 	payload_main(arg);
 }
 
-__attribute__((noreturn)) void init_main(struct plan *p)
+/* init's first steps: its cgroup, its namespaces, its place in an OOM. */
+static void enter_run(const struct plan *p)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* init is the first process of the slot's cgroup (cloned into it on
@@ -189,6 +190,11 @@ __attribute__((noreturn)) void init_main(struct plan *p)
 		init_fail(p, "unshare cgroup");
 	if (setns(p->slot->netns_fd, CLONE_NEWNET) < 0)
 		init_fail(p, "enter netns");
+}
+
+__attribute__((noreturn)) void init_main(struct plan *p)
+{
+	enter_run(p);
 	close(p->out[0]);
 	close(p->err[0]);
 	close(p->report[0]);

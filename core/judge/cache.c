@@ -22,17 +22,9 @@
 
 #include "judge/cache.h"
 #include "slot/tree.h"
+#include "util/util.h"
 
 #define EVICT_GRACE 60
-
-static uint64_t fnv1a(const char *s, size_t len, uint64_t h)
-{
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
 
 int cache_key_make(struct cache_key *k, const char *slug, const char *version,
 		   const char *build_cmd, const char *file, const char *src,
@@ -53,7 +45,7 @@ int cache_key_make(struct cache_key *k, const char *slug, const char *version,
 	memcpy(k->text + n, src, src_len);
 	free(head);
 	/* Two differently seeded hashes: a directory name, not a proof. */
-	uint64_t a = fnv1a(k->text, k->len, 0xcbf29ce484222325ULL);
+	uint64_t a = fnv1a(k->text, k->len, FNV_OFFSET);
 	uint64_t b = fnv1a(k->text, k->len, 0x84222325cbf29ce4ULL);
 	snprintf(k->name, sizeof(k->name), "%.12s-%016llx%08llx", slug,
 		 (unsigned long long)a, (unsigned long long)(b >> 32));
@@ -94,25 +86,6 @@ static int read_whole(int dirfd, const char *name, char **buf, size_t *len)
 	}
 	*len = got;
 	return 0;
-}
-
-static int write_whole(int dirfd, const char *name, const char *buf, size_t len)
-{
-	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			return -1;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return close(fd);
 }
 
 bool cache_lookup(const char *cache_dir, const struct cache_key *k, char *out,
@@ -286,8 +259,8 @@ int cache_commit(const char *cache_dir, const struct cache_key *k, const char *t
 	char sizetext[32];
 	int n = snprintf(sizetext, sizeof(sizetext), "%llu\n", size);
 	int rc = -1;
-	if (write_whole(tfd, "key", k->text, k->len) == 0 &&
-	    write_whole(tfd, "size", sizetext, (size_t)n) == 0) {
+	if (file_write_at(tfd, "key", O_EXCL, 0644, k->text, k->len) == 0 &&
+	    file_write_at(tfd, "size", O_EXCL, 0644, sizetext, (size_t)n) == 0) {
 		char final[4096];
 		snprintf(final, sizeof(final), "%s/%s", cache_dir, k->name);
 		if (rename(tmp, final) == 0) {

@@ -1,6 +1,6 @@
 /*
  * cache: compiled programs, kept so that an identical submission is not built
- * twice (SPEC section 6).  An entry is a directory under <state>/cache named
+ * twice (docs/design.md, "Judging").  An entry is a directory under <state>/cache named
  * by a hash of its key; the key itself (language, toolchain version, build
  * command, file name, source) is stored beside the output and compared in
  * full on lookup, so a hash collision is a miss, never a wrong program.

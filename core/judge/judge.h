@@ -1,5 +1,6 @@
 /*
- * judge: POST /evaluate (SPEC sections 2 and 6).  A program is built once in
+ * judge: POST /evaluate (docs/api.md, "POST /evaluate"; docs/design.md,
+ * "Judging").  A program is built once in
  * its own sandbox (or found in the compile cache), then each test case runs in
  * a fresh sandbox whose lower layers are the language directory and the
  * build's output, a few at once on the worker's lanes.  The time limit is CPU
@@ -13,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "judge/request.h"
+#include "api/request.h"
 #include "run/sandbox.h"
 
 struct engine;
@@ -43,13 +44,13 @@ struct eval_request {
 #define EVAL_TESTS_MAX 1000
 #define EVAL_COMPILE_TIMEOUT_MS 10000
 
-/* Parses an /evaluate body.  Returns 0, or -1 with the reason (answer 422). */
+/* Parses an /evaluate body.  Returns 0, or -1 with the reason (OUTCOME_INVALID). */
 int eval_request_parse(const char *body, size_t len, struct eval_request *r,
 		       char *err, size_t errlen);
 void eval_request_free(struct eval_request *r);
 
 /* Output compared as it streams: leading and trailing whitespace are ignored
- * and CRLF equals LF (SPEC section 2). */
+ * and CRLF equals LF (docs/api.md, "POST /evaluate"). */
 struct compare {
 	char *expected;              /* normalised: CRLF -> LF, trimmed */
 	size_t len;
@@ -71,10 +72,11 @@ bool compare_equal(const char *expected, size_t elen, const char *actual, size_t
 enum verdict { V_OK, V_WA, V_TLE, V_MLE, V_RE, V_OLE, V_CE, V_IE };
 
 const char *verdict_name(enum verdict v);
-/* Decided on the measurement, after the run (SPEC section 6). */
+/* Decided on the measurement, after the run (docs/design.md, "Judging"). */
 enum verdict verdict_of(const struct sandbox_result *r, long limit_ms,
 			bool output_equal);
-/* docker-evaluator's details string: "OK (12ms)", "Runtime Error (exit code 1)". */
+/* docker-evaluator's details string: "OK (12ms)", "Runtime Error (exit code 1)".
+ * r may be NULL for CE and IE, which measured nothing. */
 void verdict_details(enum verdict v, const struct sandbox_result *r, char *out,
 		     size_t len);
 

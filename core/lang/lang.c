@@ -1,5 +1,6 @@
 /*
- * lang: the language set, read once at start-up (SPEC section 4).
+ * lang: the language set, read once at start-up (docs/api.md,
+ * "Languages").
  *
  * For each langs/<slug>/ holding a lang.json, in slug order: parse the
  * manifest, apply the environment's overrides (per language > global >

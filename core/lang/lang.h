@@ -1,6 +1,6 @@
 /*
- * lang: the language set, one directory per language under langs/ (SPEC
- * section 4).  Each lang.json is read once at start-up; the commands of the
+ * lang: the language set, one directory per language under langs/
+ * (docs/api.md, "Languages").  Each lang.json is read once at start-up; the commands of the
  * Makefile's targets are resolved once with `make -n` so that make never runs
  * per request; the toolchain probe tells whether the language is installed.
  */

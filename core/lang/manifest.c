@@ -22,6 +22,7 @@
 
 #include "api/config.h"
 #include "util/fail.h"
+#include "util/json.h"
 #include "lang/internal.h"
 
 #define MANIFEST_DEPTH_MAX  8
@@ -284,41 +285,27 @@ int
 lang_parse_manifest(const char *json, size_t len, struct lang *lang,
 		    char *err, size_t errlen)
 {
-	struct json_tokener *tok;
+	struct json_fault f;
 	struct json_object *obj;
-	enum json_tokener_error jerr;
-	size_t end;
 	int rc;
 
 	memset(lang, 0, sizeof(*lang));
 	if (len > MANIFEST_MAX)
 		return fail(err, errlen, "larger than %d bytes", MANIFEST_MAX);
-	if ((tok = json_tokener_new_ex(MANIFEST_DEPTH_MAX)) == NULL)
-		return fail(err, errlen, "out of memory");
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-			       JSON_TOKENER_VALIDATE_UTF8);
-	obj = json_tokener_parse_ex(tok, json, (int)len);
-	jerr = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	if (jerr == json_tokener_continue) {	/* see request.c */
-		obj = json_tokener_parse_ex(tok, "", 1);
-		jerr = json_tokener_get_error(tok);
-	}
-	json_tokener_free(tok);
-	if (jerr != json_tokener_success)
-		return fail(err, errlen, "not valid JSON: %s at byte %zu",
-			    json_tokener_error_desc(jerr), end);
-	for (; end < len; end++)
-		if (strchr(" \t\r\n", json[end]) == NULL || json[end] == '\0') {
-			json_object_put(obj);
+	if ((obj = json_strict_object(json, len, MANIFEST_DEPTH_MAX, false, &f)) == NULL) {
+		switch (f.kind) {
+		case JSON_NO_MEMORY:
+			return fail(err, errlen, "out of memory");
+		case JSON_TRAILING:
 			return fail(err, errlen, "data after the JSON object at "
-				    "byte %zu", end);
+				    "byte %zu", f.byte);
+		case JSON_NOT_OBJECT:
+			return fail(err, errlen, "must be a JSON object, not %s",
+				    f.type);
+		default:
+			return fail(err, errlen, "not valid JSON: %s at byte %zu",
+				    f.desc, f.byte);
 		}
-	if (!json_object_is_type(obj, json_type_object)) {
-		rc = fail(err, errlen, "must be a JSON object, not %s",
-			  type_name(obj));
-		json_object_put(obj);
-		return rc;
 	}
 	rc = manifest_fields(obj, lang, err, errlen);
 	json_object_put(obj);

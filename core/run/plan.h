@@ -20,7 +20,8 @@ struct report {
 	int kind;
 	int status;              /* REPORT_EXIT: the payload's wait status */
 	long maxrss_kb;          /* REPORT_EXIT: largest RSS in its process tree */
-	int err;                 /* REPORT_FAULT: errno */
+	int err;                 /* REPORT_FAULT: the step's errno; REPORT_EXIT:
+				  * why output_file could not be sent (0: it was) */
 	char step[64];
 };
 

@@ -144,8 +144,8 @@ static int drain(struct stream *st, size_t output_max, char *chunk,
 }
 
 /* Which deadline, if any, has passed.  /run has one, its timeout.  Judging
- * has three, none of them the limit L (SPEC section 6): no CPU growth for
- * 4L + 4 s, CPU time above L + 2 s, wall clock above 5 (L + 2 s). */
+ * has three, which the judge computed (judge.c, run_test): CPU time, CPU
+ * growth, wall clock.  Here they are only enforced. */
 struct watch {
 	long t0, last_progress;
 	long long last_cpu_us;
@@ -154,26 +154,25 @@ struct watch {
 static enum deadline deadline_passed(const struct slot *s, const struct sandbox_spec *spec,
 				     struct watch *w, long now)
 {
-	long L = spec->cpu_limit_ms;
-	if (L <= 0)
+	if (spec->cpu_deadline_ms <= 0)
 		return now - w->t0 >= spec->timeout_ms ? DEADLINE_TIMEOUT : DEADLINE_NONE;
 	long long cpu = cgroup_slot_cpu_us(&s->cg);
 	if (cpu > w->last_cpu_us) {
 		w->last_cpu_us = cpu;
 		w->last_progress = now;
 	}
-	if (cpu / 1000 > L + 2000)
+	if (cpu / 1000 > spec->cpu_deadline_ms)
 		return DEADLINE_CPU_CEILING;
-	if (now - w->last_progress >= 4 * L + 4000)
+	if (now - w->last_progress >= spec->idle_deadline_ms)
 		return DEADLINE_NO_PROGRESS;
-	if (now - w->t0 >= 5 * (L + 2000))
+	if (now - w->t0 >= spec->timeout_ms)
 		return DEADLINE_ABSOLUTE;
 	return DEADLINE_NONE;
 }
 
 static long next_wake(const struct sandbox_spec *spec, const struct watch *w, long now)
 {
-	if (spec->cpu_limit_ms > 0)
+	if (spec->cpu_deadline_ms > 0)
 		return 10;       /* the CPU reading is sampled */
 	long left = w->t0 + spec->timeout_ms - now;
 	return left < 0 ? 0 : left;
@@ -185,6 +184,40 @@ static void stop_run(pid_t init, struct sandbox_result *res)
 {
 	res->killed = true;
 	kill(init, SIGKILL);
+}
+
+/* Feeds the program's stdin as far as the pipe takes it; closes it when all
+ * is fed or the program stopped reading. */
+static void feed_stdin(struct plan *p, struct pollfd *pfd, size_t *fed)
+{
+	const struct sandbox_spec *spec = p->spec;
+	ssize_t k = pfd->revents & POLLOUT
+		? write(pfd->fd, spec->stdin_data + *fed, spec->stdin_len - *fed)
+		: -1;
+	if (k > 0)
+		*fed += (size_t)k;
+	if (*fed == spec->stdin_len || (k < 0 && errno != EAGAIN && errno != EINTR)) {
+		close(pfd->fd);
+		pfd->fd = p->in[1] = -1;
+	}
+}
+
+/* One report from init: a setup step's fault, or the payload's exit. */
+static void read_report(const struct sandbox_spec *spec, struct pollfd *pfd,
+			struct sandbox_result *res, bool *have_status)
+{
+	struct report r;
+	ssize_t got = read(pfd->fd, &r, sizeof(r));
+	if (got == (ssize_t)sizeof(r) && r.kind == REPORT_FAULT && !res->fault[0]) {
+		snprintf(res->fault, sizeof(res->fault), "sandbox: %s errno=%d", r.step, r.err);
+	} else if (got == (ssize_t)sizeof(r) && r.kind == REPORT_EXIT) {
+		res->wait_status = r.status;
+		res->maxrss_kb = r.maxrss_kb;
+		res->file_missing = spec->output_file && r.err;
+		*have_status = true;
+	} else if (got <= 0 && !(got < 0 && errno == EINTR)) {
+		pfd->fd = -1;
+	}
 }
 
 static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res,
@@ -230,18 +263,8 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 			break;
 		if (n <= 0)
 			continue;
-		if (pfd[P_IN].fd >= 0 && pfd[P_IN].revents) {
-			ssize_t k = pfd[P_IN].revents & POLLOUT
-				? write(pfd[P_IN].fd, spec->stdin_data + fed, spec->stdin_len - fed)
-				: -1;
-			if (k > 0)
-				fed += (size_t)k;
-			/* All fed, or the program stopped reading: close its stdin. */
-			if (fed == spec->stdin_len || (k < 0 && errno != EAGAIN && errno != EINTR)) {
-				close(pfd[P_IN].fd);
-				pfd[P_IN].fd = p->in[1] = -1;
-			}
-		}
+		if (pfd[P_IN].fd >= 0 && pfd[P_IN].revents)
+			feed_stdin(p, &pfd[P_IN], &fed);
 		for (int i = P_OUT; i <= P_FILE; i++) {
 			if (pfd[i].fd < 0 || !pfd[i].revents)
 				continue;
@@ -261,22 +284,8 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 				return;
 			}
 		}
-		if (pfd[P_REPORT].fd >= 0 && pfd[P_REPORT].revents) {
-			struct report r;
-			ssize_t got = read(pfd[P_REPORT].fd, &r, sizeof(r));
-			if (got == (ssize_t)sizeof(r) && r.kind == REPORT_FAULT &&
-			    !res->fault[0]) {
-				snprintf(res->fault, sizeof(res->fault),
-					 "sandbox: %s errno=%d", r.step, r.err);
-			} else if (got == (ssize_t)sizeof(r) && r.kind == REPORT_EXIT) {
-				res->wait_status = r.status;
-				res->maxrss_kb = r.maxrss_kb;
-				res->file_missing = spec->output_file && r.err;
-				*have_status = true;
-			} else if (got <= 0 && !(got < 0 && errno == EINTR)) {
-				pfd[P_REPORT].fd = -1;
-			}
-		}
+		if (pfd[P_REPORT].fd >= 0 && pfd[P_REPORT].revents)
+			read_report(spec, &pfd[P_REPORT], res, have_status);
 	}
 }
 
@@ -362,83 +371,61 @@ static int send_request(struct plan *p, const struct sandbox_spec *spec)
 	return rc;
 }
 
-int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
-		struct sandbox_result *res)
+/* Takes the sandbox built ahead of this request, if there is one and its
+ * init is still there to take the request: its init (and *pp its plan), or
+ * -1 (the run is then built afresh). */
+static pid_t take_ahead(struct slot *slot, const struct sandbox_spec *spec,
+			struct plan **pp)
 {
-	struct plan local, *p = &local;
-	memset(res, 0, sizeof(*res));
-	res->cpu_ms = res->memory_peak_kb = -1;
+	struct plan *p = slot->ahead;
+	if (!p)
+		return -1;
+	slot->ahead = NULL;
+	p->spec = spec;
+	if (send_request(p, spec) < 0) {
+		kill(p->init, SIGKILL);
+		reap(p->init);
+		plan_close(p);
+		free(p);
+		return -1;
+	}
+	/* Streams this request does not use. */
+	if (!spec->stdin_data || spec->input_file)
+		close_fd(&p->in[1]);
+	if (!spec->output_file)
+		close_fd(&p->file[0]);
+	*pp = p;
+	return p->init;
+}
+
+/* Builds the run's sandbox on demand, from the plan laid for it: its init,
+ * or -1 with the fault.  *t0 is when the run began. */
+static pid_t start_fresh(struct slot *slot, struct plan *p, long *t0, char *fault,
+			 size_t faultlen)
+{
 	char why[192];
-	reap_exiting(slot);
-
-	/* The request's names and layers are checked here whichever way the
-	 * sandbox is built, so a bad one never reaches a run. */
-	plan_reset(&local, slot);
-	local.spec = spec;
-	if (plan_layers(&local, res->fault, sizeof(res->fault)) < 0)
+	if (plan_open(p, fault, faultlen) < 0 || slot_refresh(slot, why, sizeof(why)) < 0) {
+		if (!fault[0])
+			snprintf(fault, faultlen, "%s", why);
 		return -1;
-	unsigned long long mem = spec->mem_max ? spec->mem_max : spec->lang->mem_max;
-	if (cgroup_slot_begin(&slot->cg, mem, res->fault,
-			      sizeof(res->fault)) < 0)
-		return -1;
-	/* Feeding a program that stops reading (or a sandbox built ahead that
-	 * is gone) must not kill the worker. */
-	sigset_t pipe_set, old_set;
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &pipe_set, &old_set);
-
-	long t0 = now_ms();
-	pid_t init = -1;
-	if (slot->ahead) {
-		p = slot->ahead;
-		slot->ahead = NULL;
-		p->spec = spec;
-		init = p->init;
-		if (send_request(p, spec) < 0) {
-			kill(init, SIGKILL);
-			reap(init);
-			plan_close(p);
-			free(p);
-			p = &local;
-			init = -1;
-		} else {
-			/* Streams this request does not use. */
-			if (!spec->stdin_data || spec->input_file)
-				close_fd(&p->in[1]);
-			if (!spec->output_file)
-				close_fd(&p->file[0]);
-		}
 	}
+	slot->netns_used = true;
+	*t0 = now_ms();
+	pid_t init = spawn_init(slot, p);
 	if (init < 0) {
-		if (plan_open(&local, res->fault, sizeof(res->fault)) < 0 ||
-		    slot_refresh(slot, why, sizeof(why)) < 0) {
-			if (!res->fault[0])
-				snprintf(res->fault, sizeof(res->fault), "%s", why);
-			plan_close(&local);
-			sigprocmask(SIG_SETMASK, &old_set, NULL);
-			return -1;
-		}
-		slot->netns_used = true;
-		t0 = now_ms();
-		init = spawn_init(slot, &local);
-		if (init < 0) {
-			snprintf(res->fault, sizeof(res->fault), "sandbox: clone errno=%d", errno);
-			plan_close(&local);
-			sigprocmask(SIG_SETMASK, &old_set, NULL);
-			return -1;
-		}
-		plan_close_init_ends(&local);
+		snprintf(fault, faultlen, "sandbox: clone errno=%d", errno);
+		return -1;
 	}
+	plan_close_init_ends(p);
+	return init;
+}
 
-	/* The run's mount namespace, held so that init's exit does not tear it
-	 * down while the caller waits (see init_main's report). */
-	char nspath[64];
-	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/mnt", (int)init);
-	int mntns = open(nspath, O_RDONLY | O_CLOEXEC);
-
-	bool have_status = false;
-	supervise_run(init, p, res, t0, &have_status);
+/* After supervision: a run that reported cleanly leaves its init to exit,
+ * and its mount namespace to go, while the worker is idle; any other is
+ * waited for now.  Returns init's wait status when it was waited for. */
+static int settle_init(struct slot *slot, pid_t init, int mntns, bool have_status,
+		       const struct sandbox_result *res)
+{
 	int status = 0;
 	if (have_status && !res->killed && !res->fault[0] && mntns >= 0) {
 		/* init reported after killing and reaping the rest of the run
@@ -446,21 +433,18 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 		 * namespaces' teardown, done while the worker is idle. */
 		slot->exiting = init;
 		slot->exiting_mntns = mntns;
-	} else {
-		while (waitpid(init, &status, 0) < 0 && errno == EINTR)
-			;
-		if (mntns >= 0)
-			close(mntns);
+		return 0;
 	}
-	res->wall_ms = now_ms() - t0;
-	plan_close(p);
-	if (p != &local)
-		free(p);
-	struct timespec zero = { 0, 0 };
-	while (sigtimedwait(&pipe_set, NULL, &zero) > 0)
+	while (waitpid(init, &status, 0) < 0 && errno == EINTR)
 		;
-	sigprocmask(SIG_SETMASK, &old_set, NULL);
+	if (mntns >= 0)
+		close(mntns);
+	return status;
+}
 
+/* What the cgroup measured of the run. */
+static void read_usage(struct slot *slot, struct sandbox_result *res)
+{
 	struct cgroup_usage u;
 	cgroup_slot_read(&slot->cg, &u);
 	res->cpu_ms = u.cpu_ms;
@@ -472,19 +456,87 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	if (u.limit_hit && res->maxrss_kb > res->memory_peak_kb)
 		res->memory_peak_kb = res->maxrss_kb;
 	res->oom_killed = u.oom_killed;
+}
+
+int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
+		struct sandbox_result *res)
+{
+	struct plan local, *p = &local;
+	sigset_t pipe_set, old_set;
+	bool blocked = false, have_status = false;
+	unsigned long long mem = spec->mem_max ? spec->mem_max : spec->lang->mem_max;
+	long t0;
+	pid_t init;
+	int mntns, status, rc = -1;
+	char nspath[64];
+
+	memset(res, 0, sizeof(*res));
+	res->cpu_ms = res->memory_peak_kb = -1;
+	reap_exiting(slot);
+
+	/* The request's names and layers are checked here whichever way the
+	 * sandbox is built, so a bad one never reaches a run. */
+	plan_reset(&local, slot);
+	local.spec = spec;
+	if (plan_layers(&local, res->fault, sizeof(res->fault)) < 0)
+		goto out;
+	if (cgroup_slot_begin(&slot->cg, mem, res->fault, sizeof(res->fault)) < 0)
+		goto out;
+	/* Feeding a program that stops reading (or a sandbox built ahead that
+	 * is gone) must not kill the worker. */
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_set, &old_set);
+	blocked = true;
+
+	t0 = now_ms();
+	init = take_ahead(slot, spec, &p);
+	if (init < 0)
+		init = start_fresh(slot, &local, &t0, res->fault, sizeof(res->fault));
+	if (init < 0)
+		goto out;
+
+	/* The run's mount namespace, held so that init's exit does not tear it
+	 * down while the caller waits (see init_main's report). */
+	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/mnt", (int)init);
+	mntns = open(nspath, O_RDONLY | O_CLOEXEC);
+	supervise_run(init, p, res, t0, &have_status);
+	status = settle_init(slot, init, mntns, have_status, res);
+	res->wall_ms = now_ms() - t0;
+	read_usage(slot, res);
 
 	/* Faults are only reported before execve (the report pipe is
 	 * close-on-exec) or by init after the payload, about the export; one
 	 * means the run cannot be used. */
 	if (res->fault[0])
-		return -1;
+		goto out;
 	if (!have_status && !res->killed) {
 		snprintf(res->fault, sizeof(res->fault),
 			 "sandbox: init died status=%d", status);
-		return -1;
+		goto out;
 	}
 	res->ran = true;
-	return 0;
+	rc = 0;
+out:
+	plan_close(p);
+	if (p != &local)
+		free(p);
+	if (blocked) {
+		/* A SIGPIPE the run raised is the run's: gone before the
+		 * worker's mask is back. */
+		struct timespec zero = { 0, 0 };
+		while (sigtimedwait(&pipe_set, NULL, &zero) > 0)
+			;
+		sigprocmask(SIG_SETMASK, &old_set, NULL);
+	}
+	return rc;
+}
+
+int sandbox_exit_code(const struct sandbox_result *res)
+{
+	if (res->killed || !res->ran)
+		return -1;
+	return exit_code(res->wait_status);
 }
 
 void sandbox_result_free(struct sandbox_result *res)

@@ -1,6 +1,6 @@
 /*
- * sandbox: one run of untrusted code in a fresh, throw-away sandbox (SPEC
- * section 5).  The design comment in sandbox.c explains the processes.  The
+ * sandbox: one run of untrusted code in a fresh, throw-away sandbox
+ * (docs/design.md, "The sandbox step by step").  The design comment in sandbox.c explains the processes.  The
  * caller gets what the program did; it never gets a sandbox back to reuse.
  */
 #ifndef GAOL_SANDBOX_H
@@ -25,7 +25,8 @@ struct sandbox_spec {
 	const char *command;     /* run with /bin/sh -c in /sandbox */
 	const struct sandbox_file *files;
 	size_t n_files;
-	long timeout_ms;         /* wall clock */
+	long timeout_ms;         /* wall clock: DEADLINE_TIMEOUT, or with a CPU
+				  * deadline DEADLINE_ABSOLUTE */
 	size_t output_max;       /* per stream, 0 = no cap */
 
 	/* For building and judging; zero values give /run's behaviour. */
@@ -41,8 +42,10 @@ struct sandbox_spec {
 	const char *output_file; /* read back from /sandbox after the run into
 				  * res->file, without following links */
 	unsigned long long mem_max;  /* bytes; 0: the language's */
-	long cpu_limit_ms;       /* > 0: SPEC section 6's three deadlines
-				  * replace timeout_ms */
+	/* Judging's deadlines, computed by the judge (docs/design.md,
+	 * "Judging"); the sandbox only enforces them.  0: none, /run's. */
+	long cpu_deadline_ms;    /* CPU time above it: DEADLINE_CPU_CEILING */
+	long idle_deadline_ms;   /* no CPU growth for it: DEADLINE_NO_PROGRESS */
 	/* Sees stdout as it crosses; a nonzero return stops the run. */
 	int (*on_stdout)(void *ctx, const char *buf, size_t len);
 	void *ctx;
@@ -53,9 +56,9 @@ enum { STREAM_NONE = 0, STREAM_STDOUT = 1, STREAM_STDERR = 2, STREAM_FILE = 3 };
 enum deadline {
 	DEADLINE_NONE = 0,
 	DEADLINE_TIMEOUT,        /* /run's wall-clock timeout */
-	DEADLINE_NO_PROGRESS,    /* no CPU growth for 4L + 4 s */
-	DEADLINE_CPU_CEILING,    /* CPU time above L + 2 s */
-	DEADLINE_ABSOLUTE,       /* wall clock above 5 (L + 2 s) */
+	DEADLINE_NO_PROGRESS,    /* no CPU growth for idle_deadline_ms */
+	DEADLINE_CPU_CEILING,    /* CPU time above cpu_deadline_ms */
+	DEADLINE_ABSOLUTE,       /* wall clock above timeout_ms, when judged */
 };
 
 struct sandbox_result {
@@ -92,6 +95,9 @@ int slot_prepare(struct slot *slot, char *err, size_t errlen);
 int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 		struct sandbox_result *res);
 void sandbox_result_free(struct sandbox_result *res);
+/* The program's exit code as a shell gives it (128 + a signal), or -1 when
+ * it did not end by itself (it did not run, or was killed by gaol). */
+int sandbox_exit_code(const struct sandbox_result *res);
 /* Ends what the slot's last runs left: a sandbox built ahead, the last
  * run's exiting init (slot_free calls it). */
 void sandbox_release(struct slot *slot);

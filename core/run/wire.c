@@ -129,7 +129,8 @@ static int encode_request(const struct sandbox_spec *spec, struct wire *w)
 	put_strv(w, lang->overlay_paths);
 	put_str(w, spec->command);
 	put_u64(w, (uint64_t)spec->timeout_ms);
-	put_u64(w, (uint64_t)spec->cpu_limit_ms);
+	put_u64(w, (uint64_t)spec->cpu_deadline_ms);
+	put_u64(w, (uint64_t)spec->idle_deadline_ms);
 	put_u64(w, spec->output_max);
 	put_str(w, spec->lower);
 	put_str(w, spec->export_dir);
@@ -181,7 +182,8 @@ int wire_receive_request(struct plan *p)
 	spec->lang = lang;
 	spec->command = get_bytes(&w, NULL);
 	spec->timeout_ms = (long)get_u64(&w);
-	spec->cpu_limit_ms = (long)get_u64(&w);
+	spec->cpu_deadline_ms = (long)get_u64(&w);
+	spec->idle_deadline_ms = (long)get_u64(&w);
 	spec->output_max = (size_t)get_u64(&w);
 	spec->lower = get_bytes(&w, NULL);
 	spec->export_dir = get_bytes(&w, NULL);

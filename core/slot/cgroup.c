@@ -18,8 +18,8 @@
  * v2: one directory.  The payload's PID 1 is cloned straight into it
  * (CLONE_INTO_CGROUP), memory.peak is reset through its own descriptor
  * (Linux 6.12) and CPU time and OOM kills are differences of cpu.stat and
- * memory.events.  This path is unit-tested against the kernel's formats only:
- * the project's CI host is hybrid.
+ * memory.events.  Where the test host is hybrid (v1 controllers), this path
+ * is unit-tested against the kernel's formats only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -189,9 +189,7 @@ static int mount_point(const char *controller, char *out, size_t len)
 	return 0;
 }
 
-static char service_version[4];
-
-int cgroup_service_prepare(char *version, size_t vlen, char *err, size_t errlen)
+int cgroup_service_prepare(int *version, char *err, size_t errlen)
 {
 	int rc = cgroup_init();
 	if (rc) {
@@ -199,8 +197,7 @@ int cgroup_service_prepare(char *version, size_t vlen, char *err, size_t errlen)
 		return -1;
 	}
 	int v = cg_version();
-	snprintf(service_version, sizeof(service_version), "v%d", v);
-	snprintf(version, vlen, "%s", service_version);
+	*version = v;
 	if (v == 1)
 		return 0;
 
@@ -279,19 +276,14 @@ static int create(const char *controller, const char *base, const char *slot_nam
 	return fd;
 }
 
-int cgroup_slot_setup(struct slot_cgroup *cg, const char *slot_name, char *err,
-		      size_t errlen)
+int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name,
+		      char *err, size_t errlen)
 {
 	memset(cg, 0, sizeof(*cg));
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
 		cg->dir_fd[i] = cg->procs_fd[i] = -1;
 	cg->peak_fd = -1;
-	if (!service_version[0]) {
-		char v[4];
-		if (cgroup_service_prepare(v, sizeof(v), err, errlen) < 0)
-			return -1;
-	}
-	cg->version = service_version[1] - '0';
+	cg->version = version;
 
 	if (cg->version == 2) {
 		char own[512];
@@ -490,7 +482,8 @@ int cgroup_slot_read(struct slot_cgroup *cg, struct cgroup_usage *u)
 		u->cpu_ms = (long)(v / 1000000);
 	if (read_u64(mem, "memory.max_usage_in_bytes", &v) == 0) {
 		u->memory_peak_kb = (long)((v > cg->mem_baseline ? v - cg->mem_baseline : 0) / 1024);
-		/* (memory.failcnt is not kept by every kernel: 6.18 leaves it 0) */
+		/* (memory.failcnt is not kept by every kernel: some leave it 0,
+		 * so the peak against the limit is what tells) */
 		u->limit_hit = v + 65536 >= cg->mem_limit;
 	}
 	if (read_text(mem, "memory.oom_control", buf, sizeof(buf)) == 0 &&

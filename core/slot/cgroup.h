@@ -44,12 +44,13 @@ struct cgroup_usage {
 
 /* Service-wide preparation, once, before any slot: on v2 the service moves
  * itself into a leaf so that its cgroup may hand controllers to the slots.
- * Writes "v1" or "v2" into version. */
-int cgroup_service_prepare(char *version, size_t vlen, char *err, size_t errlen);
+ * Sets *version to 1 or 2, which every slot's setup is then given. */
+int cgroup_service_prepare(int *version, char *err, size_t errlen);
 /* Creates (or takes over, killing what a predecessor left in it) the cgroup
- * gaol/<name> under the service's own. */
-int cgroup_slot_setup(struct slot_cgroup *cg, const char *name, char *err,
-		      size_t errlen);
+ * gaol/<name> under the service's own, of the given cgroup version (from
+ * cgroup_service_prepare). */
+int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *name,
+		      char *err, size_t errlen);
 int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 		      char *err, size_t errlen);
 /* Moves the calling process into the slot cgroup (v1 path; on v2 the payload

@@ -1,7 +1,8 @@
 /*
- * seccomp: the syscall policy of every payload (SPEC section 5), built once
+ * seccomp: the syscall policy of every payload (docs/design.md, "The
+ * sandbox step by step"), built once
  * per worker with libseccomp and installed in the payload with one prctl,
- * last before execve.  The policy is a table in seccomp.c.
+ * last before execve.  The policy is a table in seccomp_policy.c.
  */
 #ifndef GAOL_SECCOMP_POLICY_H
 #define GAOL_SECCOMP_POLICY_H

@@ -154,8 +154,8 @@ static int build_env(struct slot *s, const struct gaol_config *cfg)
 	return 0;
 }
 
-int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
-	      unsigned lane, char *err, size_t errlen)
+int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_version,
+	      unsigned index, unsigned lane, char *err, size_t errlen)
 {
 	memset(slot, 0, sizeof(*slot));
 	slot->ready = true;
@@ -182,7 +182,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
 			 cfg->state_dir, errno);
 		return -1;
 	}
-	if (cgroup_slot_setup(&slot->cg, name, err, errlen) < 0)
+	if (cgroup_slot_setup(&slot->cg, cgroup_version, name, err, errlen) < 0)
 		return -1;
 	if (make_skeleton(slot, err, errlen) < 0)
 		return -1;
@@ -256,6 +256,28 @@ fail:
 	if (host >= 0)
 		close(host);
 	return -1;
+}
+
+uid_t slot_uid(const struct slot *slot)
+{
+	return slot->uid;
+}
+
+const char *slot_state_dir(const struct slot *slot)
+{
+	return slot->state_dir;
+}
+
+void slot_describe_cgroup(const struct slot *slot, char *buf, size_t len)
+{
+	const struct slot_cgroup *cg = &slot->cg;
+	snprintf(buf, len, "%s (%s)", cg->version == 2 ? "v2" : "v1",
+		 cg->version == 2 ? cg->path[0] : "memory, pids, cpu, cpuacct");
+}
+
+void slot_spent(struct slot *slot)
+{
+	slot->netns_used = true;
 }
 
 int slot_refresh(struct slot *slot, char *err, size_t errlen)

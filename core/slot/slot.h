@@ -36,11 +36,21 @@ struct slot {
 };
 
 /* Prepares slot index (lane 0, or a judging lane) for this process: uid,
- * cgroup, state directory, network namespace, seccomp program. */
-int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
-	      unsigned lane, char *err, size_t errlen);
+ * cgroup (of the service's cgroup_version), state directory, network
+ * namespace, seccomp program. */
+int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_version,
+	      unsigned index, unsigned lane, char *err, size_t errlen);
 void slot_free(struct slot *slot);
 /* Prepares what the next run needs fresh (its network namespace), off the
  * request's path: the worker calls it while idle.  0, or -1 with err. */
 int slot_refresh(struct slot *slot, char *err, size_t errlen);
+/* Another process (a judging lane's child) ran in this slot and entered its
+ * network namespace: the next run needs a fresh one. */
+void slot_spent(struct slot *slot);
+
+/* What the self-check reports and uses of a slot, read-only: its UID, its
+ * state directory, and its cgroup as "v1 (controllers)" or "v2 (path)". */
+uid_t slot_uid(const struct slot *slot);
+const char *slot_state_dir(const struct slot *slot);
+void slot_describe_cgroup(const struct slot *slot, char *buf, size_t len);
 #endif

@@ -4,7 +4,7 @@
  * body's length; an accepted body is valid UTF-8.
  */
 #include "fuzz.h"
-#include "judge/request.h"
+#include "api/request.h"
 
 #define DEFAULT_MS 30000
 #define MAX_MS     60000

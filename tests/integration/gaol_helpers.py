@@ -102,7 +102,7 @@ def post_run(port, payload, timeout=120.0):
 
 
 def assert_json_error(resp, status):
-    """The promise of SPEC section 2: every error is JSON {"error": "..."}."""
+    """The promise of docs/api.md ("Errors and status codes"): every error is JSON {"error": "..."}."""
     assert resp.status == status, "expected %d, got %r" % (status, resp)
     ctype = resp.headers.get("content-type", "")
     assert ctype.startswith("application/json"), \

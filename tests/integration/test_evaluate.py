@@ -1,4 +1,4 @@
-"""SPEC sections 2 (/evaluate) and 6: judging a program against test cases
+"""docs/api.md ("POST /evaluate") and docs/design.md ("Judging"): judging a program against test cases
 through the real stack.  Every verdict is provoked by a real program, in each
 language that has build/run targets and is installed here (c, cpp, python,
 java); a language that is not installed is skipped by name."""
@@ -304,7 +304,7 @@ def test_many_tests_are_judged_in_order(stack, installed):
 
 
 def test_the_jvm_sizes_its_heap_from_the_runs_own_limit(stack, installed):
-    # SPEC section 5: runtimes that size themselves from cgroup limits see
+    # docs/design.md ("The sandbox step by step"): runtimes that size themselves from cgroup limits see
     # the run's limit, not the host's (24 GiB here: a default heap of 6 GiB).
     program("java", "ok", installed)
     code = ("public class Main { public static void main(String[] x) {"

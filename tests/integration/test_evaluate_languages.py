@@ -1,4 +1,4 @@
-"""SPEC section 2 (/evaluate) for every language beyond test_evaluate.py's
+"""docs/api.md ("POST /evaluate") for every language beyond test_evaluate.py's
 (c, cpp, python, java): each verdict is provoked by a real program through
 the real stack — the language directory's `build` once per request, its
 `run` once per test case.  A language /health does not list as installed is

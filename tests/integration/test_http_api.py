@@ -1,4 +1,4 @@
-"""SPEC section 2: the HTTP API, one test per promise — status codes and the
+"""docs/api.md: the HTTP API, one test per promise — status codes and the
 rule that every error, nginx's own included, is JSON {"error": ...}."""
 
 import gzip

@@ -1,4 +1,4 @@
-"""SPEC section 4 and the Codebattle table: each language's memory default
+"""docs/api.md ("Languages") and the Codebattle table: each language's memory default
 (lang.json mem_max) is the limit enforced on its runs.  The limit is written
 into the slot's cgroup for each run and stays there afterwards, so a stack of
 one slot shows, right after a language's run, the limit that run had."""

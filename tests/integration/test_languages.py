@@ -1,4 +1,4 @@
-"""SPEC section 4 over HTTP: a+b in each language of `make run` (python, js,
+"""docs/api.md ("Languages") over HTTP: a+b in each language of `make run` (python, js,
 cpp, java), and every example of tests/integration/examples/<slug>/<case>/
 (the request's files under the language's file names, asserts.json, and
 expect.json: what the answer must hold), with the Codebattle records checked

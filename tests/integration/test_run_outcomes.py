@@ -1,4 +1,4 @@
-"""SPEC section 2, POST /run response 200: what the program did, told honestly —
+"""docs/api.md ("POST /run"), response 200: what the program did, told honestly —
 timeouts, signals, exit codes, output as valid JSON, the extensions."""
 
 import json

@@ -1,4 +1,4 @@
-"""SPEC section 5 seen over HTTP: the basics every run gets.  The hostile
+"""docs/design.md ("The sandbox step by step") seen over HTTP: the basics every run gets.  The hostile
 programs live in tests/isolation; these are the promises a user can check
 with one request."""
 

@@ -1,4 +1,4 @@
-"""SPEC section 7 (`make install`: systemd units under PREFIX): the units in
+"""README.md (`make install`: systemd units under PREFIX): the units in
 systemd/, rendered as the Makefile's install target renders them, pass
 `systemd-analyze verify`, keep the promises a deployment relies on (graceful
 stop, the socket handed to nginx's user, socket activation with the socket on

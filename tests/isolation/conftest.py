@@ -1,4 +1,4 @@
-"""Isolation tests: hostile programs against the real service (SPEC section 5).
+"""Isolation tests: hostile programs against the real service (docs/design.md, "The sandbox step by step").
 
 Every test sends a real hostile program through POST /run and asserts two
 things (seed 001): the program was stopped the expected way, and the host is

@@ -1,4 +1,4 @@
-"""SPEC section 5, filesystem: a read-only root built from an allowlist,
+"""docs/design.md ("The sandbox step by step"), filesystem: a read-only root built from an allowlist,
 /sandbox an overlay whose lower layer (the language directory) never changes,
 a fresh size-capped /tmp and /dev/shm per run, a fresh /proc with /proc/sys
 read-only, and nothing of the runner's state reachable.  Nothing a run

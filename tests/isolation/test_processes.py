@@ -1,4 +1,4 @@
-"""SPEC section 5, processes: PID 1 of the run is the runner's init, and when
+"""docs/design.md ("The sandbox step by step"), processes: PID 1 of the run is the runner's init, and when
 it dies everything inside dies, so nothing outlives its run; signals from
 inside reach nothing outside; concurrent runs cannot see each other."""
 

@@ -1,4 +1,4 @@
-"""SPEC section 5, limits: a fork bomb hits the pids limit, a memory bomb is
+"""docs/design.md ("The sandbox step by step"), limits: a fork bomb hits the pids limit, a memory bomb is
 the cgroup's own OOM kill, output is capped as it crosses, a run is stopped
 at its timeout; and what a run spent is reported honestly (seed 001)."""
 

@@ -1,4 +1,4 @@
-"""SPEC section 5, seccomp: escape and kernel-manipulation calls kill the
+"""docs/design.md ("The sandbox step by step"), seccomp: escape and kernel-manipulation calls kill the
 process (SIGSYS, exit_code 159); namespace creation answers EPERM and the
 program carries on; clone3 answers ENOSYS; io_uring answers EPERM; x32
 numbers and other ABIs are killed.  Raw calls go through ctypes' syscall()."""
@@ -24,7 +24,7 @@ CLONE_NEW = {
 }
 SIGCHLD = 17
 
-# SPEC section 5's "mount/namespace/kernel-manipulation/tracing calls killed":
+# docs/design.md ("The sandbox step by step"): "mount/namespace/kernel-manipulation/tracing calls killed":
 # the whole table of core/slot/seccomp_policy.c, by x86_64 number (the kernel's,
 # whatever libseccomp's own table knows of them).
 DENYLIST = {

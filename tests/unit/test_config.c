@@ -1,5 +1,6 @@
 /*
- * config_from_env and parse_size: the defaults of SPEC section 3, and every
+ * config_from_env and parse_size: the defaults of docs/api.md
+ * ("Configuration"), and every
  * bad value refused with the variable's name in the reason.
  */
 #include <limits.h>

@@ -1,6 +1,7 @@
 /*
  * judge: the /evaluate request, output comparison as it streams, and verdicts
- * decided on the measurement (SPEC sections 2 and 6).
+ * decided on the measurement (docs/api.md, "POST /evaluate"; docs/design.md,
+ * "Judging").
  */
 #include <signal.h>
 #include <string.h>

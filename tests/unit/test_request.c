@@ -1,12 +1,13 @@
 /*
- * run_request_parse: the shape of POST /run's body (SPEC section 2).  Every
+ * run_request_parse: the shape of POST /run's body (docs/api.md,
+ * "POST /run").  Every
  * refusal is a 400 whose reason names the field.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "judge/request.h"
+#include "api/request.h"
 #include "suites.h"
 
 #define DEFAULT_MS 30000

@@ -1,6 +1,6 @@
 /*
- * request: the body of POST /run parsed and checked for shape (SPEC section
- * 2).  Language checks (unknown slug, missing checker, not installed) need the
+ * request: the body of POST /run parsed and checked for shape (docs/api.md,
+ * "POST /run").  Language checks (unknown slug, missing checker, not installed) need the
  * language set and are made by engine.c.
  */
 #ifndef GAOL_REQUEST_H
@@ -23,7 +23,7 @@ struct run_request {
 
 /* Parses body[0..len).  timeout_default_ms applies when "timeout" is absent;
  * a timeout above timeout_max_ms is rejected.  Returns 0, or -1 with a
- * human-readable reason in err (the caller answers 400). */
+ * human-readable reason in err (the caller answers OUTCOME_BAD_REQUEST). */
 int run_request_parse(const char *body, size_t len, long timeout_default_ms,
 		      long timeout_max_ms, struct run_request *req,
 		      char *err, size_t errlen);

@@ -1,9 +1,8 @@
 /*
  * request: POST /run's body, checked for shape.
  *
- * The parser is json-c's tokener in strict mode with a depth limit and UTF-8
- * validation; anything after the top-level object other than whitespace is
- * rejected.  As in the Codebattle runner, unknown fields are ignored, and a
+ * The parser is util/json.c's strict one, after checks of its own (a body
+ * is not empty, and UTF-8 stricter than json-c's).  As in the Codebattle runner, unknown fields are ignored, and a
  * key given twice takes its last value (json-c replaces on insert).  For the
  * optional fields, null means absent: clients serialise a missing checker as
  * "checker_text": null.
@@ -17,7 +16,8 @@
 #include <string.h>
 
 #include "util/fail.h"
-#include "judge/request.h"
+#include "util/json.h"
+#include "api/request.h"
 #include "util/timeout.h"
 #include "util/utf8.h"
 
@@ -147,41 +147,9 @@ parse_fields(struct json_object *obj, long timeout_default_ms,
 	return 0;
 }
 
-/* json-c takes NaN, Infinity and -Infinity even in strict mode, and makes a
- * number out of a double's range (1e400) infinite: none of them is a JSON
- * number (RFC 8259 section 6).  Depth is bounded by the tokener's limit. */
-static bool
-has_non_finite(struct json_object *v)
-{
-	size_t i;
-
-	switch (json_object_get_type(v)) {
-	case json_type_double:
-		return !isfinite(json_object_get_double(v));
-	case json_type_array:
-		for (i = 0; i < json_object_array_length(v); i++)
-			if (has_non_finite(json_object_array_get_idx(v, i)))
-				return true;
-		return false;
-	case json_type_object: {
-		json_object_object_foreach(v, key, val) {
-			(void)key;
-			if (has_non_finite(val))
-				return true;
-		}
-		return false;
-	}
-	default:
-		return false;
-	}
-}
-
 struct json_object *
 json_body_parse(const char *body, size_t len, char *err, size_t errlen)
 {
-	struct json_tokener *tok;
-	struct json_object *obj;
-	enum json_tokener_error jerr;
 	size_t end;
 
 	if (len > INT_MAX) {
@@ -205,52 +173,32 @@ json_body_parse(const char *body, size_t len, char *err, size_t errlen)
 		fail(err, errlen, "body is not valid UTF-8 (at byte %zu)", end);
 		return NULL;
 	}
-	if ((tok = json_tokener_new_ex(REQUEST_DEPTH_MAX)) == NULL) {
+	struct json_fault f;
+	struct json_object *obj = json_strict_object(body, len, REQUEST_DEPTH_MAX, true, &f);
+	if (obj)
+		return obj;
+	switch (f.kind) {
+	case JSON_NO_MEMORY:
 		fail(err, errlen, "out of memory");
-		return NULL;
-	}
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-			       JSON_TOKENER_VALIDATE_UTF8);
-	obj = json_tokener_parse_ex(tok, body, (int)len);
-	jerr = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	/* A top-level scalar ("null", "42") waits for more input; the NUL
-	 * byte that json-c takes as the end of input settles it. */
-	if (jerr == json_tokener_continue) {
-		obj = json_tokener_parse_ex(tok, "", 1);
-		jerr = json_tokener_get_error(tok);
-	}
-	json_tokener_free(tok);
-
-	if (jerr == json_tokener_error_parse_utf8_string) {
-		fail(err, errlen, "body is not valid UTF-8 (at byte %zu)", end);
-		return NULL;
-	}
-	if (jerr != json_tokener_success) {
-		fail(err, errlen, "body is not valid JSON: %s at byte %zu",
-		     json_tokener_error_desc(jerr), end);
-		return NULL;
-	}
-	for (; end < len; end++)
-		if (!is_json_space(body[end])) {
-			json_object_put(obj);
-			fail(err, errlen, "body has data after the JSON "
-			     "object at byte %zu", end);
-			return NULL;
-		}
-	if (has_non_finite(obj)) {
-		json_object_put(obj);
+		break;
+	case JSON_BAD_UTF8:
+		fail(err, errlen, "body is not valid UTF-8 (at byte %zu)", f.byte);
+		break;
+	case JSON_INVALID:
+		fail(err, errlen, "body is not valid JSON: %s at byte %zu", f.desc, f.byte);
+		break;
+	case JSON_TRAILING:
+		fail(err, errlen, "body has data after the JSON object at byte %zu", f.byte);
+		break;
+	case JSON_NON_FINITE:
 		fail(err, errlen, "body is not valid JSON: NaN, Infinity or a "
 		     "number out of range");
-		return NULL;
+		break;
+	case JSON_NOT_OBJECT:
+		fail(err, errlen, "body must be a JSON object, not %s", f.type);
+		break;
 	}
-	if (!json_object_is_type(obj, json_type_object)) {
-		fail(err, errlen, "body must be a JSON object, not %s",
-		     json_type_to_name(json_object_get_type(obj)));
-		json_object_put(obj);
-		return NULL;
-	}
-	return obj;
+	return NULL;
 }
 
 int

@@ -1,0 +1,169 @@
+/*
+ * eval_request: the body of POST /evaluate parsed and checked
+ * (docs/api.md, "POST /evaluate").
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "judge/cache.h"
+#include "api/engine.h"
+#include "util/fail.h"
+#include "judge/judge.h"
+#include "util/utf8.h"
+#include "util/util.h"
+
+
+
+/* A field that may be absent (or null); present, it must have type t. */
+static int field(struct json_object *obj, const char *key, enum json_type t,
+		 bool required, struct json_object **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	struct json_object *v;
+	if (!json_object_object_get_ex(obj, key, &v) || !v) {
+		if (required)
+			return fail(err, errlen, "%s is required", key);
+		return 0;
+	}
+	if (!json_object_is_type(v, t))
+		return fail(err, errlen, "%s must be %s, not %s", key,
+			    t == json_type_string ? "a string" :
+			    t == json_type_int ? "an integer" :
+			    t == json_type_array ? "an array" : "an object",
+			    json_type_to_name(json_object_get_type(v)));
+	*out = v;
+	return 0;
+}
+
+static int int_field(struct json_object *obj, const char *key, long min, long max,
+		     long *out, char *err, size_t errlen)
+{
+	struct json_object *v;
+	if (field(obj, key, json_type_int, false, &v, err, errlen) < 0)
+		return -1;
+	if (!v)
+		return 0;
+	errno = 0;
+	int64_t n = json_object_get_int64(v);
+	if (errno || n < min || n > max)
+		return fail(err, errlen, "%s must be between %ld and %ld", key, min, max);
+	*out = (long)n;
+	return 0;
+}
+
+static int name_field(struct json_object *obj, const char *key, const char *def,
+		      char **out, char *err, size_t errlen)
+{
+	struct json_object *v;
+	if (field(obj, key, json_type_string, false, &v, err, errlen) < 0)
+		return -1;
+	const char *s = v ? json_object_get_string(v) : def;
+	if ((v && (size_t)json_object_get_string_len(v) != strlen(s)) || !name_is_plain(s))
+		return fail(err, errlen, "%s must be a plain file name", key);
+	*out = strdup(s);
+	return *out ? 0 : fail(err, errlen, "out of memory");
+}
+
+static int parse_tests(struct json_object *arr, struct eval_request *r, char *err,
+		       size_t errlen)
+{
+	size_t n = json_object_array_length(arr);
+	if (n == 0)
+		return fail(err, errlen, "test_cases must not be empty");
+	if (n > EVAL_TESTS_MAX)
+		return fail(err, errlen, "test_cases has %zu entries, at most %d", n,
+			    EVAL_TESTS_MAX);
+	r->tests = calloc(n, sizeof(*r->tests));
+	if (!r->tests)
+		return fail(err, errlen, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *t = json_object_array_get_idx(arr, i), *in, *exp;
+		char what[64];
+		snprintf(what, sizeof(what), "test_cases[%zu]", i);
+		if (!json_object_is_type(t, json_type_object))
+			return fail(err, errlen, "%s must be an object", what);
+		if (field(t, "input", json_type_string, false, &in, err, errlen) < 0 ||
+		    field(t, "expected_output", json_type_string, false, &exp, err, errlen) < 0) {
+			char inner[256];
+			snprintf(inner, sizeof(inner), "%s", err);
+			return fail(err, errlen, "%s.%s", what, inner);
+		}
+		r->n_tests = i + 1;
+		if ((in ? copy_blob(in, &r->tests[i].input) : (r->tests[i].input.data = strdup(""),
+				r->tests[i].input.data ? 0 : -1)) < 0 ||
+		    (exp ? copy_blob(exp, &r->tests[i].expected) : (r->tests[i].expected.data = strdup(""),
+				r->tests[i].expected.data ? 0 : -1)) < 0)
+			return fail(err, errlen, "out of memory");
+	}
+	return 0;
+}
+
+int eval_request_parse(const char *body, size_t len, struct eval_request *r,
+		       char *err, size_t errlen)
+{
+	memset(r, 0, sizeof(*r));
+	r->time_limit_ms = EVAL_TIME_LIMIT_DEFAULT_MS;
+	struct json_object *obj = json_body_parse(body, len, err, errlen), *v;
+	if (!obj)
+		return -1;
+	int rc = -1;
+	if (field(obj, "code", json_type_string, true, &v, err, errlen) < 0 ||
+	    copy_blob(v, &r->code) < 0)
+		goto out;
+	if (field(obj, "language", json_type_string, true, &v, err, errlen) < 0)
+		goto out;
+	if (!(r->language = strdup(json_object_get_string(v)))) {
+		fail(err, errlen, "out of memory");
+		goto out;
+	}
+	if (field(obj, "test_cases", json_type_array, true, &v, err, errlen) < 0 ||
+	    parse_tests(v, r, err, errlen) < 0)
+		goto out;
+	if (int_field(obj, "time_limit_ms", 1, EVAL_TIME_LIMIT_MAX_MS, &r->time_limit_ms,
+		      err, errlen) < 0 ||
+	    int_field(obj, "memory_limit_mb", EVAL_MEMORY_MIN_MB, EVAL_MEMORY_MAX_MB,
+		      &r->memory_limit_mb, err, errlen) < 0)
+		goto out;
+	if (field(obj, "input_mode", json_type_string, false, &v, err, errlen) < 0)
+		goto out;
+	if (v && strcmp(json_object_get_string(v), "stdin") &&
+	    strcmp(json_object_get_string(v), "file")) {
+		fail(err, errlen, "input_mode must be \"stdin\" or \"file\"");
+		goto out;
+	}
+	r->file_io = v && !strcmp(json_object_get_string(v), "file");
+	if (name_field(obj, "input_file", "input.txt", &r->input_file, err, errlen) < 0 ||
+	    name_field(obj, "output_file", "output.txt", &r->output_file, err, errlen) < 0)
+		goto out;
+	rc = 0;
+out:
+	json_object_put(obj);
+	if (rc < 0)
+		eval_request_free(r);
+	return rc;
+}
+
+void eval_request_free(struct eval_request *r)
+{
+	free(r->code.data);
+	free(r->language);
+	for (size_t i = 0; i < r->n_tests; i++) {
+		free(r->tests[i].input.data);
+		free(r->tests[i].expected.data);
+	}
+	free(r->tests);
+	free(r->input_file);
+	free(r->output_file);
+	memset(r, 0, sizeof(*r));
+}
+

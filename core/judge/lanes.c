@@ -1,0 +1,200 @@
+/*
+ * lanes: one request's tests run on the worker's lanes (docs/design.md,
+ * "Judging").  Lane 0 is the worker's own slot; lanes 1.. are forked
+ * children, each with a slot of its own (engine_lane), that take every P-th
+ * test and hand their results back in a memfd, one JSON object a line.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "judge/cache.h"
+#include "api/engine.h"
+#include "util/fail.h"
+#include "judge/judge.h"
+#include "util/utf8.h"
+#include "util/util.h"
+#include "judge/internal.h"
+
+#define STDERR_KEEP 65536        /* of a test's stderr, as CompiCode keeps */
+
+static struct json_object *str_or_null_utf8(const char *s, size_t len)
+{
+	return utf8_json_string(s ? s : "", s ? len : 0);
+}
+
+static int feed(void *ctx, const char *buf, size_t len)
+{
+	return compare_feed(ctx, buf, len);
+}
+
+static struct json_object *run_test(const struct judging *j, struct slot *lane, size_t i)
+{
+	const struct eval_request *req = j->req;
+	const struct eval_test *t = &req->tests[i];
+	struct compare cmp;
+	struct json_object *o = json_object_new_object();
+	if (compare_init(&cmp, t->expected.data, t->expected.len) < 0)
+		return o;
+	long L = req->time_limit_ms;
+	struct sandbox_spec spec = {
+		.lang = j->lang,
+		.command = j->lang->run_cmd,
+		/* The three deadlines, none of them the limit L itself
+		 * (docs/design.md, "Judging"): CPU time above L + 2 s, no CPU
+		 * growth for 4L + 4 s, wall clock above 5 (L + 2 s). */
+		.timeout_ms = 5 * (L + 2000),
+		.cpu_deadline_ms = L + 2000,
+		.idle_deadline_ms = 4 * L + 4000,
+		.output_max = j->e->cfg.output_max,
+		.lower = j->lower,
+		.stdin_data = t->input.data,
+		.stdin_len = t->input.len,
+		.input_file = req->file_io ? req->input_file : NULL,
+		.output_file = req->file_io ? req->output_file : NULL,
+		.mem_max = j->mem,
+		.on_stdout = req->file_io ? NULL : feed,
+		.ctx = &cmp,
+	};
+	struct sandbox_result res;
+	if (sandbox_run(lane, &spec, &res) < 0)
+		fprintf(stderr, "gaol: evaluate: %s\n", res.fault);
+	bool equal;
+	const char *actual = res.out;
+	size_t actual_len = res.out_len;
+	if (req->file_io) {
+		equal = !res.file_missing && compare_equal(t->expected.data, t->expected.len,
+							     res.file, res.file_len);
+		actual = res.file;
+		actual_len = res.file_len;
+	} else {
+		equal = compare_finish(&cmp);
+	}
+	enum verdict v = verdict_of(&res, L, equal);
+	char details[128];
+	verdict_details(v, &res, details, sizeof(details));
+	int code = sandbox_exit_code(&res);
+	int sig = res.ran && !res.killed && WIFSIGNALED(res.wait_status)
+		  ? WTERMSIG(res.wait_status) : 0;
+	char signame[32];
+	if (sig)
+		snprintf(signame, sizeof(signame), "SIG%s",
+			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+
+	json_object_object_add(o, "input", utf8_json_string(t->input.data, t->input.len));
+	json_object_object_add(o, "expected", utf8_json_string(t->expected.data, t->expected.len));
+	json_object_object_add(o, "actual", str_or_null_utf8(actual, actual_len));
+	json_object_object_add(o, "error", str_or_null_utf8(res.err,
+		res.err_len > STDERR_KEEP ? STDERR_KEEP : res.err_len));
+	json_object_object_add(o, "success", json_object_new_boolean(
+		res.ran && !res.killed && code == 0 && v != V_TLE && v != V_MLE));
+	json_object_object_add(o, "passed", json_object_new_boolean(v == V_OK));
+	json_object_object_add(o, "runtime_ms", json_object_new_int64(res.wall_ms));
+	json_object_object_add(o, "verdict", json_object_new_string(verdict_name(v)));
+	json_object_object_add(o, "cpu_ms", res.cpu_ms < 0 ? NULL : json_object_new_int64(res.cpu_ms));
+	json_object_object_add(o, "wall_ms", json_object_new_int64(res.wall_ms));
+	json_object_object_add(o, "memory_kb", res.memory_peak_kb < 0 ? NULL
+			       : json_object_new_int64(res.memory_peak_kb));
+	json_object_object_add(o, "exit_code", code < 0 ? NULL : json_object_new_int(code));
+	json_object_object_add(o, "signal", sig ? json_object_new_string(signame) : NULL);
+	json_object_object_add(o, "details", json_object_new_string(details));
+	sandbox_result_free(&res);
+	compare_free(&cmp);
+	return o;
+}
+
+/* Lane k > 0, in a child: every P-th test from k, one JSON object per line
+ * into fd, "<index> <json>\n". */
+static void __attribute__((noreturn)) lane_child(const struct judging *j, unsigned k,
+						 unsigned P, int fd)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	FILE *f = fdopen(fd, "w");
+	for (size_t i = k; f && i < j->req->n_tests; i += P) {
+		struct json_object *o = run_test(j, engine_lane(j->e, k), i);
+		fprintf(f, "%zu %s\n", i, json_object_to_json_string_ext(o, JSON_FLAGS));
+		json_object_put(o);
+	}
+	_exit(f && fclose(f) == 0 ? 0 : 1);
+}
+
+struct json_object *judge_not_run(const struct eval_test *t, enum verdict v)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "input", utf8_json_string(t->input.data, t->input.len));
+	json_object_object_add(o, "expected", utf8_json_string(t->expected.data, t->expected.len));
+	json_object_object_add(o, "actual", json_object_new_string(""));
+	json_object_object_add(o, "error", json_object_new_string(""));
+	json_object_object_add(o, "success", json_object_new_boolean(0));
+	json_object_object_add(o, "passed", json_object_new_boolean(0));
+	json_object_object_add(o, "runtime_ms", json_object_new_int(0));
+	json_object_object_add(o, "verdict", json_object_new_string(verdict_name(v)));
+	/* Every result has the same fields; what was not measured is null. */
+	json_object_object_add(o, "cpu_ms", NULL);
+	json_object_object_add(o, "wall_ms", NULL);
+	json_object_object_add(o, "memory_kb", NULL);
+	json_object_object_add(o, "exit_code", NULL);
+	json_object_object_add(o, "signal", NULL);
+	char details[64];
+	verdict_details(v, NULL, details, sizeof(details));
+	json_object_object_add(o, "details", json_object_new_string(details));
+	return o;
+}
+
+void judge_run_tests(const struct judging *j, struct json_object **results)
+{
+	size_t n = j->req->n_tests;
+	unsigned P = j->e->cfg.eval_parallel;
+	if (P > n)
+		P = (unsigned)n;
+	pid_t pids[EVAL_PARALLEL_MAX] = { 0 };
+	int fds[EVAL_PARALLEL_MAX];
+	for (unsigned k = 1; k < P; k++) {
+		fds[k] = memfd_create("gaol-lane", MFD_CLOEXEC);
+		pids[k] = fds[k] < 0 ? -1 : fork();
+		if (pids[k] == 0)
+			lane_child(j, k, P, fds[k]);
+		/* The child used the lane's network namespace: the worker makes
+		 * a fresh one when idle (the child's flag is the child's). */
+		slot_spent(engine_lane(j->e, k));
+	}
+	for (size_t i = 0; i < n; i += P)
+		results[i] = run_test(j, engine_lane(j->e, 0), i);
+	for (unsigned k = 1; k < P; k++) {
+		if (pids[k] > 0)
+			while (waitpid(pids[k], NULL, 0) < 0 && errno == EINTR)
+				;
+		if (fds[k] < 0)
+			continue;
+		FILE *f = fdopen(fds[k], "r");
+		if (!f) {
+			close(fds[k]);
+			continue;
+		}
+		rewind(f);
+		char *line = NULL;
+		size_t cap = 0;
+		while (getline(&line, &cap, f) > 0) {
+			char *end;
+			unsigned long idx = strtoul(line, &end, 10);
+			if (idx < n && *end == ' ' && !results[idx])
+				results[idx] = json_tokener_parse(end + 1);
+		}
+		free(line);
+		fclose(f);
+	}
+	/* A lane that died leaves holes: those tests did not run. */
+	for (size_t i = 0; i < n; i++)
+		if (!results[i])
+			results[i] = judge_not_run(&j->req->tests[i], V_IE);
+}
+
