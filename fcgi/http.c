@@ -172,8 +172,8 @@ static int parse_length(const char *s, size_t *len)
 	return 0;
 }
 
-/* Reads exactly CONTENT_LENGTH bytes into a NUL-terminated buffer.  On a
- * fault returns -1 with the error answer already in a. */
+/* Reads exactly CONTENT_LENGTH bytes into a NUL-terminated buffer.  A bad
+ * body (or no memory for it) returns -1 with the error answer already in a. */
 static int read_body(const struct gaol_config *cfg, FCGX_Request *req,
 		     char **body, size_t *len, struct answer *a)
 {

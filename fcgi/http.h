@@ -17,8 +17,8 @@ enum http_after {
 	HTTP_AFTER_SHUTDOWN,     /* POST /shutdown: ask the master to stop */
 };
 
-/* Answers one accepted request.  Never fails: a request fault becomes a
- * status, not a crash. */
+/* Answers one accepted request.  Never fails: a bad request becomes a
+ * status, not a crash ("fault" is the service's own failure, answered 500). */
 enum http_after http_serve(struct engine *e, FCGX_Request *req);
 
 /* Answers an accepted request 503 without reading it: the pool is stopping.

@@ -36,8 +36,7 @@ static const char *const langs_dir_fallbacks[] = {
 
 
 /* The variable's value, NULL when unset or empty. */
-static const char *
-env(const char *name)
+static const char *env(const char *name)
 {
 	const char *v = getenv(name);
 
@@ -45,8 +44,7 @@ env(const char *name)
 }
 
 /* Decimal digits only: no sign, no spaces, no base prefix. */
-static int
-parse_ull(const char *s, const char **end, unsigned long long *val)
+static int parse_ull(const char *s, const char **end, unsigned long long *val)
 {
 	unsigned long long n = 0;
 	const char *p;
@@ -63,8 +61,7 @@ parse_ull(const char *s, const char **end, unsigned long long *val)
 	return 0;
 }
 
-int
-parse_size(const char *s, unsigned long long *bytes)
+int parse_size(const char *s, unsigned long long *bytes)
 {
 	unsigned long long n, scale = 1;
 	const char *p;
@@ -95,10 +92,9 @@ parse_size(const char *s, unsigned long long *bytes)
 	return 0;
 }
 
-static int
-get_uint(const char *name, unsigned long long def, unsigned long long min,
-	 unsigned long long max, unsigned long long *val, char *err,
-	 size_t errlen)
+static int get_uint(const char *name, unsigned long long def, unsigned long long min,
+		    unsigned long long max, unsigned long long *val, char *err,
+		    size_t errlen)
 {
 	const char *v = env(name), *end;
 
@@ -112,9 +108,8 @@ get_uint(const char *name, unsigned long long def, unsigned long long min,
 	return 0;
 }
 
-static int
-get_size(const char *name, unsigned long long def, unsigned long long min,
-	 unsigned long long *val, char *err, size_t errlen)
+static int get_size(const char *name, unsigned long long def, unsigned long long min,
+		    unsigned long long *val, char *err, size_t errlen)
 {
 	const char *v = env(name);
 
@@ -133,9 +128,8 @@ get_size(const char *name, unsigned long long def, unsigned long long min,
 }
 
 /* 1/true and 0/false (any case); an empty value is empty_value. */
-static int
-get_flag(const char *name, bool empty_value, bool *val, char *err,
-	 size_t errlen)
+static int get_flag(const char *name, bool empty_value, bool *val, char *err,
+		    size_t errlen)
 {
 	const char *v = getenv(name);
 
@@ -152,8 +146,7 @@ get_flag(const char *name, bool empty_value, bool *val, char *err,
 	return 0;
 }
 
-static int
-get_timeout_max(long *max_ms, char *err, size_t errlen)
+static int get_timeout_max(long *max_ms, char *err, size_t errlen)
 {
 	const char *v = env("RUN_TIMEOUT_MAX");
 
@@ -170,8 +163,7 @@ get_timeout_max(long *max_ms, char *err, size_t errlen)
 	return 0;
 }
 
-static bool
-is_env_name(const char *s, size_t len)
+static bool is_env_name(const char *s, size_t len)
 {
 	size_t i;
 
@@ -186,8 +178,7 @@ is_env_name(const char *s, size_t len)
 
 /* RUN_ENV_ALLOW: comma-separated names; blanks around names and empty items
  * are ignored, a repeated name is kept once. */
-static int
-get_env_allow(struct gaol_config *cfg, char *err, size_t errlen)
+static int get_env_allow(struct gaol_config *cfg, char *err, size_t errlen)
 {
 	const char *v = env("RUN_ENV_ALLOW"), *p, *q, *e;
 	size_t i, len;
@@ -224,8 +215,7 @@ get_env_allow(struct gaol_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-static bool
-is_dir(const char *path)
+static bool is_dir(const char *path)
 {
 	struct stat st;
 
@@ -234,8 +224,7 @@ is_dir(const char *path)
 
 /* RUN_ROOT_EXTRA: more host directories for the sandbox's read-only root
  * (toolchains outside /usr, e.g. /opt/go), comma separated. */
-static int
-get_root_extra(struct gaol_config *cfg, char *err, size_t errlen)
+static int get_root_extra(struct gaol_config *cfg, char *err, size_t errlen)
 {
 	const char *v = env("RUN_ROOT_EXTRA"), *p, *e;
 	size_t len;
@@ -273,8 +262,7 @@ get_root_extra(struct gaol_config *cfg, char *err, size_t errlen)
 
 /* GAOL_LANGS_DIR, else the first of <exe dir>/../langs (a build tree) and
  * the install locations that is a directory.  Stored resolved. */
-static int
-get_langs_dir(struct gaol_config *cfg, char *err, size_t errlen)
+static int get_langs_dir(struct gaol_config *cfg, char *err, size_t errlen)
 {
 	const char *v = env("GAOL_LANGS_DIR");
 	char exe[PATH_MAX], near[PATH_MAX + 16];
@@ -304,8 +292,7 @@ get_langs_dir(struct gaol_config *cfg, char *err, size_t errlen)
 		    langs_dir_fallbacks[0], langs_dir_fallbacks[1]);
 }
 
-static int
-get_state_dir(struct gaol_config *cfg, char *err, size_t errlen)
+static int get_state_dir(struct gaol_config *cfg, char *err, size_t errlen)
 {
 	const char *v = env("GAOL_STATE_DIR");
 
@@ -321,8 +308,7 @@ get_state_dir(struct gaol_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-static int
-read_env(struct gaol_config *cfg, char *err, size_t errlen)
+static int read_env(struct gaol_config *cfg, char *err, size_t errlen)
 {
 	unsigned long long n;
 	long def_ms;
@@ -384,8 +370,7 @@ read_env(struct gaol_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-int
-config_from_env(struct gaol_config *cfg, char *err, size_t errlen)
+int config_from_env(struct gaol_config *cfg, char *err, size_t errlen)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	if (read_env(cfg, err, errlen) == -1) {
@@ -395,8 +380,7 @@ config_from_env(struct gaol_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-void
-config_free(struct gaol_config *cfg)
+void config_free(struct gaol_config *cfg)
 {
 	size_t i;
 

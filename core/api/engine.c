@@ -153,7 +153,8 @@ static const char *signal_name(int sig, char *buf, size_t len)
 	return buf;
 }
 
-static struct json_object *ms_or_null(long v)
+/* A measurement (milliseconds, kilobytes), null when unknown (-1). */
+static struct json_object *measured_or_null(long v)
 {
 	return v < 0 ? NULL : json_object_new_int64(v);
 }
@@ -193,9 +194,18 @@ static void answer_run(struct answer *a, const struct sandbox_result *res,
 	json_object_object_add(obj, "oom_killed", json_object_new_boolean(res->oom_killed));
 	json_object_object_add(obj, "signal", signal);
 	json_object_object_add(obj, "wall_ms", json_object_new_int64(res->wall_ms));
-	json_object_object_add(obj, "cpu_ms", ms_or_null(res->cpu_ms));
-	json_object_object_add(obj, "memory_peak_kb", ms_or_null(res->memory_peak_kb));
+	json_object_object_add(obj, "cpu_ms", measured_or_null(res->cpu_ms));
+	json_object_object_add(obj, "memory_peak_kb", measured_or_null(res->memory_peak_kb));
 	answer_json(a, OUTCOME_OK, obj);
+}
+
+bool engine_body_too_large(const struct engine *e, size_t len, struct answer *a)
+{
+	if (len <= e->cfg.input_max)
+		return false;
+	answer_error(a, OUTCOME_TOO_LARGE, "request body exceeds RUN_INPUT_MAX (%zu bytes)",
+		     e->cfg.input_max);
+	return true;
 }
 
 void engine_run(struct engine *e, const char *body, size_t len, struct answer *a)
@@ -204,11 +214,8 @@ void engine_run(struct engine *e, const char *body, size_t len, struct answer *a
 	struct run_request req;
 
 	memset(a, 0, sizeof(*a));
-	if (len > e->cfg.input_max) {
-		answer_error(a, OUTCOME_TOO_LARGE, "request body exceeds RUN_INPUT_MAX (%zu bytes)",
-			     e->cfg.input_max);
+	if (engine_body_too_large(e, len, a))
 		return;
-	}
 	if (run_request_parse(body, len, e->cfg.timeout_default_ms,
 			      e->cfg.timeout_max_ms, &req, err, sizeof(err)) < 0) {
 		answer_error(a, OUTCOME_BAD_REQUEST, "%s", err);

@@ -7,6 +7,7 @@
 #ifndef GAOL_ENGINE_H
 #define GAOL_ENGINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -64,6 +65,10 @@ void engine_free(struct engine *e);
 
 /* Judging lane k: 0 is the worker's slot, 1.. its lanes' own. */
 struct slot *engine_lane(struct engine *e, unsigned k);
+
+/* A body over RUN_INPUT_MAX: answers OUTCOME_TOO_LARGE and returns true
+ * (for /run and /evaluate alike). */
+bool engine_body_too_large(const struct engine *e, size_t len, struct answer *a);
 
 /* POST /run with body[0..len). */
 void engine_run(struct engine *e, const char *body, size_t len, struct answer *a);

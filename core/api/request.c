@@ -2,8 +2,9 @@
  * request: POST /run's body, checked for shape.
  *
  * The parser is util/json.c's strict one, after checks of its own (a body
- * is not empty, and UTF-8 stricter than json-c's).  As in the Codebattle runner, unknown fields are ignored, and a
- * key given twice takes its last value (json-c replaces on insert).  For the
+ * is not empty, and UTF-8 stricter than json-c's).  As in the Codebattle
+ * runner, unknown fields are ignored, and a key given twice takes its last
+ * value (json-c replaces on insert).  For the
  * optional fields, null means absent: clients serialise a missing checker as
  * "checker_text": null.
  */
@@ -25,15 +26,13 @@
 #define REQUEST_DEPTH_MAX 32
 
 
-static int
-is_json_space(char c)
+static int is_json_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
 /* "90s", "2m" or "1500ms": the shortest exact way to say ms. */
-static void
-format_ms(long ms, char *buf, size_t len)
+static void format_ms(long ms, char *buf, size_t len)
 {
 	if (ms % 60000 == 0)
 		snprintf(buf, len, "%ldm", ms / 60000);
@@ -45,9 +44,8 @@ format_ms(long ms, char *buf, size_t len)
 
 /* Looks up an optional string field: 0 and *val NULL when absent or null,
  * 0 and *val when a string, -1 with a reason when another type. */
-static int
-get_string(struct json_object *obj, const char *key, struct json_object **val,
-	   char *err, size_t errlen)
+static int get_string(struct json_object *obj, const char *key, struct json_object **val,
+		      char *err, size_t errlen)
 {
 	struct json_object *v;
 
@@ -63,8 +61,7 @@ get_string(struct json_object *obj, const char *key, struct json_object **val,
 
 /* The start of a client's string for an error message: at most 32 bytes,
  * cut at a character boundary (the body was checked to be UTF-8). */
-static void
-excerpt(const char *s, char *buf, size_t len)
+static void excerpt(const char *s, char *buf, size_t len)
 {
 	size_t n = strlen(s);
 
@@ -79,8 +76,7 @@ excerpt(const char *s, char *buf, size_t len)
 	memcpy(buf + n, "...", 4);
 }
 
-int
-copy_blob(struct json_object *v, struct blob *b)
+int copy_blob(struct json_object *v, struct blob *b)
 {
 	int len = json_object_get_string_len(v);
 
@@ -92,17 +88,15 @@ copy_blob(struct json_object *v, struct blob *b)
 	return 0;
 }
 
-static int
-has_nul(struct json_object *v)
+static int has_nul(struct json_object *v)
 {
 	return strlen(json_object_get_string(v)) !=
 	       (size_t)json_object_get_string_len(v);
 }
 
-static int
-parse_fields(struct json_object *obj, long timeout_default_ms,
-	     long timeout_max_ms, struct run_request *req, char *err,
-	     size_t errlen)
+static int parse_fields(struct json_object *obj, long timeout_default_ms,
+			long timeout_max_ms, struct run_request *req, char *err,
+			size_t errlen)
 {
 	struct json_object *slug, *solution, *checker, *asserts, *timeout;
 	char max[32], quoted[36];
@@ -147,8 +141,7 @@ parse_fields(struct json_object *obj, long timeout_default_ms,
 	return 0;
 }
 
-struct json_object *
-json_body_parse(const char *body, size_t len, char *err, size_t errlen)
+struct json_object *json_body_parse(const char *body, size_t len, char *err, size_t errlen)
 {
 	size_t end;
 
@@ -201,10 +194,9 @@ json_body_parse(const char *body, size_t len, char *err, size_t errlen)
 	return NULL;
 }
 
-int
-run_request_parse(const char *body, size_t len, long timeout_default_ms,
-		  long timeout_max_ms, struct run_request *req, char *err,
-		  size_t errlen)
+int run_request_parse(const char *body, size_t len, long timeout_default_ms,
+		      long timeout_max_ms, struct run_request *req, char *err,
+		      size_t errlen)
 {
 	struct json_object *obj;
 	int rc;
@@ -220,8 +212,7 @@ run_request_parse(const char *body, size_t len, long timeout_default_ms,
 	return rc;
 }
 
-void
-run_request_free(struct run_request *req)
+void run_request_free(struct run_request *req)
 {
 	free(req->lang_slug);
 	free(req->solution.data);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "api/engine.h"
+#include "util/util.h"
 
 /* Each line of the probe prints "ok <name>" or "missing <name>". */
 static const struct {
@@ -46,20 +47,6 @@ static int line(FILE *out, int ok, const char *name, const char *detail)
 	return ok ? 0 : 1;
 }
 
-static int file_has(const char *path, const char *needle)
-{
-	char buf[8192];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	return strstr(buf, needle) != NULL;
-}
-
 static int kernel_checks(FILE *out)
 {
 	static const char *const ns[] = { "mnt", "pid", "ipc", "uts", "net", "cgroup" };
@@ -71,9 +58,9 @@ static int kernel_checks(FILE *out)
 		snprintf(name, sizeof(name), "kernel %s namespaces", ns[i]);
 		bad += line(out, access(path, F_OK) == 0, name, NULL);
 	}
-	bad += line(out, file_has("/proc/filesystems", "\toverlay\n"), "kernel overlayfs", NULL);
-	bad += line(out, file_has("/proc/filesystems", "\ttmpfs\n"), "kernel tmpfs", NULL);
-	bad += line(out, file_has("/proc/sys/kernel/seccomp/actions_avail", "kill_process"),
+	bad += line(out, file_contains("/proc/filesystems", "\toverlay\n"), "kernel overlayfs", NULL);
+	bad += line(out, file_contains("/proc/filesystems", "\ttmpfs\n"), "kernel tmpfs", NULL);
+	bad += line(out, file_contains("/proc/sys/kernel/seccomp/actions_avail", "kill_process"),
 		    "kernel seccomp filters", NULL);
 	bad += line(out, geteuid() == 0, "running as root", NULL);
 	return bad;

@@ -207,8 +207,9 @@ __attribute__((noreturn)) void init_main(struct plan *p)
 	mounts_build_static(p);
 	if (p->ahead) {
 		/* Ready: wait for the request.  The worker gone, so are we. */
+		static struct received got;
 		char why[192];
-		if (wire_receive_request(p) < 0)
+		if (wire_receive_request(p, &got) < 0)
 			_exit(0);
 		if (plan_layers(p, why, sizeof(why)) < 0)
 			init_fail(p, "request layers");

@@ -23,6 +23,7 @@
 #include "judge/cache.h"
 #include "slot/tree.h"
 #include "util/util.h"
+#include "util/walk.h"
 
 #define EVICT_GRACE 60
 
@@ -152,29 +153,24 @@ void cache_sweep(const char *cache_dir)
 	closedir(d);
 }
 
-static unsigned long long tree_size(int at, int depth)
+/* The bytes an entry's files take on disk, nested at most 128 deep. */
+static int size_visit(struct walk *w, int at, const char *name, const struct stat *st)
+{
+	unsigned long long *total = w->ctx;
+	if (!st)
+		return WALK_SKIP;
+	*total += (unsigned long long)st->st_blocks * 512;
+	if (!S_ISDIR(st->st_mode) || w->depth + 1 >= 128)
+		return WALK_SKIP;
+	int sub = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return sub < 0 ? WALK_SKIP : sub;
+}
+
+static unsigned long long tree_size(int at)
 {
 	unsigned long long total = 0;
-	int fd = dup(at);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d)
-		return 0;
-	struct dirent *e;
-	while ((e = readdir(d)) && depth < 128) {
-		struct stat st;
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-		    fstatat(at, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		total += (unsigned long long)st.st_blocks * 512;
-		if (S_ISDIR(st.st_mode)) {
-			int sub = openat(at, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub >= 0) {
-				total += tree_size(sub, depth + 1);
-				close(sub);
-			}
-		}
-	}
-	closedir(d);
+	struct walk w = { .visit = size_visit, .ctx = &total };
+	walk_tree(&w, at);
 	return total;
 }
 
@@ -253,7 +249,7 @@ int cache_commit(const char *cache_dir, const struct cache_key *k, const char *t
 	if (tfd < 0)
 		return -1;
 	int ofd = openat(tfd, "out", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	unsigned long long size = ofd >= 0 ? tree_size(ofd, 0) : 0;
+	unsigned long long size = ofd >= 0 ? tree_size(ofd) : 0;
 	if (ofd >= 0)
 		close(ofd);
 	char sizetext[32];

@@ -46,11 +46,8 @@ void engine_evaluate(struct engine *e, const char *body, size_t len, struct answ
 	struct eval_request req;
 
 	memset(a, 0, sizeof(*a));
-	if (len > e->cfg.input_max) {
-		answer_error(a, OUTCOME_TOO_LARGE, "request body exceeds RUN_INPUT_MAX (%zu bytes)",
-			     e->cfg.input_max);
+	if (engine_body_too_large(e, len, a))
 		return;
-	}
 	if (eval_request_parse(body, len, &req, err, sizeof(err)) < 0) {
 		answer_error(a, OUTCOME_INVALID, "%s", err);
 		return;

@@ -24,63 +24,44 @@
 #include "util/fail.h"
 #include "util/util.h"
 #include "lang/internal.h"
+#include "util/walk.h"
 
 #define SUBDIR_DEPTH_MAX    32
 
-/* Sums a hash of every entry's path, type, size and mtime below dirfd: the
- * sum does not depend on the order readdir gives. */
-static int
-fingerprint_at(int dirfd, const char *rel, int depth, uint64_t *sum)
+/* Sums a hash of every entry's path, type, size and mtime below the top:
+ * the sum does not depend on the order readdir gives.  At most 64 deep. */
+static int fingerprint_visit(struct walk *w, int at, const char *name, const struct stat *st)
 {
-	DIR *d;
-	struct dirent *e;
-	struct stat st;
+	uint64_t *sum = w->ctx;
 	char path[PATH_MAX];
-	int fd, sub, rc = 0;
 
-	if (depth > 64 || (fd = dup(dirfd)) == -1)
-		return -1;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return -1;
-	}
-	while (rc == 0 && (e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", rel, e->d_name);
-		uint64_t h = fnv1a(path, strlen(path), FNV_OFFSET);
-		h = fnv1a(&st.st_mode, sizeof(st.st_mode), h);
-		h = fnv1a(&st.st_size, sizeof(st.st_size), h);
-		h = fnv1a(&st.st_mtim, sizeof(st.st_mtim), h);
-		*sum += h;
-		if (S_ISDIR(st.st_mode)) {
-			sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY |
-				     O_NOFOLLOW | O_CLOEXEC);
-			if (sub == -1) {
-				rc = -1;
-				break;
-			}
-			rc = fingerprint_at(sub, path, depth + 1, sum);
-			close(sub);
-		}
-	}
-	closedir(d);
-	return rc;
+	if (!st)
+		return WALK_SKIP;
+	snprintf(path, sizeof(path), "/%s", w->path);
+	uint64_t h = fnv1a(path, strlen(path), FNV_OFFSET);
+	h = fnv1a(&st->st_mode, sizeof(st->st_mode), h);
+	h = fnv1a(&st->st_size, sizeof(st->st_size), h);
+	h = fnv1a(&st->st_mtim, sizeof(st->st_mtim), h);
+	*sum += h;
+	if (!S_ISDIR(st->st_mode))
+		return WALK_SKIP;
+	if (w->depth + 1 > 64)
+		return WALK_STOP;
+	int sub = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return sub < 0 ? WALK_STOP : sub;
 }
 
 /* What the language directory holds, as one word: part of the compile
  * cache's key, so that a changed build script or header is a new key. */
-int
-dir_fingerprint(const char *dir, char **out)
+int dir_fingerprint(const char *dir, char **out)
 {
 	uint64_t sum = 0;
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
 
 	if (fd == -1)
 		return -1;
-	rc = fingerprint_at(fd, "", 0, &sum);
+	struct walk w = { .visit = fingerprint_visit, .ctx = &sum };
+	rc = walk_tree(&w, fd);
 	close(fd);
 	if (rc == -1 || asprintf(out, "%016llx", (unsigned long long)sum) < 0)
 		return -1;
@@ -88,68 +69,59 @@ dir_fingerprint(const char *dir, char **out)
 }
 
 
-/* Adds every directory below dirfd (rel is its path, "" at the top) to sv.
- * Symbolic links are not followed.  Takes dirfd. */
-static int
-walk_dirs(int dirfd, const char *rel, int depth, struct strv *sv, char *err,
-	  size_t errlen)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	struct stat st;
-	DIR *d;
-	int fd, rc = 0, n;
+/* Adds every directory below the top to the list (its path, "a/b"), at
+ * most SUBDIR_DEPTH_MAX deep.  Symbolic links are not followed. */
+struct subdirs {
+	struct strv sv;
+	char *err;
+	size_t errlen;
+	bool failed;             /* err says why */
+};
 
-	if ((d = fdopendir(dirfd)) == NULL) {
-		close(dirfd);
-		return fail(err, errlen, "opendir %s errno=%d", rel, errno);
+static int subdir_visit(struct walk *w, int at, const char *name, const struct stat *st)
+{
+	struct subdirs *l = w->ctx;
+	const char *path = w->path;
+	int fd;
+
+	if (!st || !S_ISDIR(st->st_mode))
+		return WALK_SKIP;
+	l->failed = true;
+	if (w->path_cut)
+		fail(l->err, l->errlen, "%.*s/%s: path too long",
+		     (int)(w->name_off ? w->name_off - 1 : 0), path, name);
+	else if (w->depth == SUBDIR_DEPTH_MAX)
+		fail(l->err, l->errlen, "%s: nested more than %d deep", path,
+		     SUBDIR_DEPTH_MAX);
+	else if (strv_add(&l->sv, path, strlen(path)) == -1)
+		fail(l->err, l->errlen, "out of memory");
+	else if ((fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			      O_CLOEXEC)) == -1)
+		fail(l->err, l->errlen, "open %s errno=%d", path, errno);
+	else {
+		l->failed = false;
+		return fd;
 	}
-	while (rc == 0 && (errno = 0, de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (de->d_type == DT_UNKNOWN) {
-			if (fstatat(dirfd, de->d_name, &st,
-				    AT_SYMLINK_NOFOLLOW) == -1)
-				continue;
-			if (!S_ISDIR(st.st_mode))
-				continue;
-		} else if (de->d_type != DT_DIR) {
-			continue;
-		}
-		n = snprintf(path, sizeof(path), "%s%s%s", rel,
-			     *rel != '\0' ? "/" : "", de->d_name);
-		if (n < 0 || (size_t)n >= sizeof(path))
-			rc = fail(err, errlen, "%s/%s: path too long", rel,
-				  de->d_name);
-		else if (depth == SUBDIR_DEPTH_MAX)
-			rc = fail(err, errlen, "%s: nested more than %d deep",
-				  path, SUBDIR_DEPTH_MAX);
-		else if (strv_add(sv, path, (size_t)n) == -1)
-			rc = fail(err, errlen, "out of memory");
-		else if ((fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY |
-				      O_NOFOLLOW | O_CLOEXEC)) == -1)
-			rc = fail(err, errlen, "open %s errno=%d", path, errno);
-		else
-			rc = walk_dirs(fd, path, depth + 1, sv, err, errlen);
-	}
-	if (rc == 0 && errno != 0)
-		rc = fail(err, errlen, "readdir %s errno=%d", rel, errno);
-	closedir(d);
-	return rc;
+	return WALK_STOP;
 }
 
-int
-dir_list_subdirs(const char *dir, char ***subdirs, char *err, size_t errlen)
+int dir_list_subdirs(const char *dir, char ***subdirs, char *err, size_t errlen)
 {
-	struct strv sv = { 0 };
-	int fd;
+	struct subdirs l = { .err = err, .errlen = errlen };
+	struct walk w = { .visit = subdir_visit, .ctx = &l };
+	int fd, rc;
 
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return fail(err, errlen, "open errno=%d", errno);
-	if (walk_dirs(fd, "", 0, &sv, err, errlen) == -1) {
-		strv_free(strv_finish(&sv));
+	rc = walk_tree(&w, fd);
+	close(fd);
+	if (rc == -1) {
+		if (!l.failed)
+			fail(err, errlen, "readdir errno=%d", errno);
+		strv_free(strv_finish(&l.sv));
 		return -1;
 	}
+	struct strv sv = l.sv;
 	if (sv.n > 0)
 		qsort(sv.v, sv.n, sizeof(*sv.v), strv_cmp);
 	if ((*subdirs = strv_finish(&sv)) == NULL)

@@ -48,8 +48,7 @@ static const struct {
 /* --- the environment's overrides --- */
 
 /* "RUN_TMP_SIZE_" + the slug in upper case. */
-static void
-override_name(const char *prefix, const char *slug, char *buf, size_t len)
+static void override_name(const char *prefix, const char *slug, char *buf, size_t len)
 {
 	size_t i, n = (size_t)snprintf(buf, len, "%s%s", prefix, slug);
 
@@ -58,10 +57,9 @@ override_name(const char *prefix, const char *slug, char *buf, size_t len)
 }
 
 /* Per language, else the global setting (0: none), else lang.json's. */
-static int
-override_size(const char *prefix, const char *slug,
-	      unsigned long long global, unsigned long long *val, char *err,
-	      size_t errlen)
+static int override_size(const char *prefix, const char *slug,
+			 unsigned long long global, unsigned long long *val, char *err,
+			 size_t errlen)
 {
 	char name[96];
 	const char *v;
@@ -79,8 +77,7 @@ override_size(const char *prefix, const char *slug,
 
 /* RUN_OVERLAY_PATHS_<SLUG> replaces the list, even when empty (that is how
  * to turn a language's overlays off). */
-static int
-override_overlays(struct lang *lang, char *err, size_t errlen)
+static int override_overlays(struct lang *lang, char *err, size_t errlen)
 {
 	struct strv sv = { 0 };
 	const char *v, *p, *q, *e;
@@ -117,9 +114,8 @@ override_overlays(struct lang *lang, char *err, size_t errlen)
 
 /* --- loading the set --- */
 
-static int
-read_manifest(const char *path, char **text, size_t *len, char *err,
-	      size_t errlen)
+static int read_manifest(const char *path, char **text, size_t *len, char *err,
+			 size_t errlen)
 {
 	struct stat st;
 	ssize_t n;
@@ -156,9 +152,8 @@ read_manifest(const char *path, char **text, size_t *len, char *err,
 }
 
 /* dir/name followed by suffix; -1 when it does not fit. */
-static int
-path_of(char *buf, size_t len, const char *dir, const char *name,
-	const char *suffix)
+static int path_of(char *buf, size_t len, const char *dir, const char *name,
+		   const char *suffix)
 {
 	int n = snprintf(buf, len, "%s/%s%s", dir, name, suffix);
 
@@ -171,9 +166,8 @@ path_of(char *buf, size_t len, const char *dir, const char *name,
 
 /* langs_dir/name's manifest, with the environment's overrides; lang is
  * filled even on failure, for lang_free. */
-static int
-load_manifest(const struct gaol_config *cfg, const char *name,
-	      struct lang *lang, char *err, size_t errlen)
+static int load_manifest(const struct gaol_config *cfg, const char *name,
+			 struct lang *lang, char *err, size_t errlen)
 {
 	char path[PATH_MAX], why[512];
 	size_t len = 0;
@@ -219,9 +213,8 @@ struct shell_done {
  * few milliseconds of one process, a JVM's probe a hundred): start-up
  * takes about the longest of them rather than their sum.  Results are
  * taken in order, so what follows does not depend on which ends first. */
-static int
-run_shells(struct lang_set *set, struct shell_done *done, char *err,
-	   size_t errlen)
+static int run_shells(struct lang_set *set, struct shell_done *done, char *err,
+		      size_t errlen)
 {
 	size_t total = set->n * SHELLS_PER_LANG, next = 0, waited = 0, k;
 	/* Taken in order, a slow one holds up the taking (not the running) of
@@ -260,9 +253,8 @@ run_shells(struct lang_set *set, struct shell_done *done, char *err,
 
 /* What langs_load learns of one language from its shells (done holds
  * SHELLS_PER_LANG results, which this takes). */
-static int
-load_results(struct lang *lang, struct shell_done *done, char *err,
-	     size_t errlen)
+static int load_results(struct lang *lang, struct shell_done *done, char *err,
+			size_t errlen)
 {
 	struct lang_shell_result *res = &done[0].res;
 	char why[512];
@@ -296,8 +288,7 @@ load_results(struct lang *lang, struct shell_done *done, char *err,
 }
 
 /* A name /evaluate may use must mean one language. */
-static int
-check_names(const struct lang_set *set, char *err, size_t errlen)
+static int check_names(const struct lang_set *set, char *err, size_t errlen)
 {
 	const struct lang *other;
 	size_t i;
@@ -312,15 +303,13 @@ check_names(const struct lang_set *set, char *err, size_t errlen)
 	return 0;
 }
 
-static int
-name_cmp(const struct dirent **a, const struct dirent **b)
+static int name_cmp(const struct dirent **a, const struct dirent **b)
 {
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-int
-langs_load(const struct gaol_config *cfg, struct lang_set *set, char *err,
-	   size_t errlen)
+int langs_load(const struct gaol_config *cfg, struct lang_set *set, char *err,
+	       size_t errlen)
 {
 	struct dirent **names = NULL;
 	struct lang *v;
@@ -381,8 +370,7 @@ langs_load(const struct gaol_config *cfg, struct lang_set *set, char *err,
 	return rc;
 }
 
-const struct lang *
-langs_find(const struct lang_set *set, const char *name, bool aliases)
+const struct lang *langs_find(const struct lang_set *set, const char *name, bool aliases)
 {
 	char **a;
 	size_t i;
@@ -399,8 +387,7 @@ langs_find(const struct lang_set *set, const char *name, bool aliases)
 	return NULL;
 }
 
-void
-lang_free(struct lang *lang)
+void lang_free(struct lang *lang)
 {
 	free(lang->slug);
 	strv_free(lang->aliases);
@@ -419,8 +406,7 @@ lang_free(struct lang *lang)
 	memset(lang, 0, sizeof(*lang));
 }
 
-void
-langs_free(struct lang_set *set)
+void langs_free(struct lang_set *set)
 {
 	size_t i;
 

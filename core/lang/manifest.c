@@ -34,8 +34,7 @@ static const char *const manifest_keys[] = {
 
 
 
-static bool
-is_slug(const char *s)
+static bool is_slug(const char *s)
 {
 	if (!(*s >= 'a' && *s <= 'z'))
 		return false;
@@ -47,8 +46,7 @@ is_slug(const char *s)
 }
 
 /* One path component of [A-Za-z0-9._-], neither "." nor "..". */
-static bool
-is_name(const char *s, size_t len)
+static bool is_name(const char *s, size_t len)
 {
 	size_t i;
 
@@ -62,8 +60,7 @@ is_name(const char *s, size_t len)
 	return true;
 }
 
-static bool
-is_relative_path(const char *s)
+static bool is_relative_path(const char *s)
 {
 	const char *e;
 
@@ -78,8 +75,7 @@ is_relative_path(const char *s)
 
 /* Absolute, no empty, "." or ".." parts, no comma (the override is a
  * comma-separated list), no trailing slash. */
-bool
-lang_path_is_absolute(const char *s, size_t len)
+bool lang_path_is_absolute(const char *s, size_t len)
 {
 	size_t i, start;
 
@@ -100,16 +96,14 @@ lang_path_is_absolute(const char *s, size_t len)
 	return true;
 }
 
-static const char *
-type_name(struct json_object *v)
+static const char *type_name(struct json_object *v)
 {
 	return json_type_to_name(json_object_get_type(v));
 }
 
 /* A string field: required or not, and without NUL inside. */
-static int
-manifest_string(struct json_object *obj, const char *key, bool required,
-	   const char **val, char *err, size_t errlen)
+static int manifest_string(struct json_object *obj, const char *key, bool required,
+			   const char **val, char *err, size_t errlen)
 {
 	struct json_object *v;
 
@@ -130,8 +124,7 @@ manifest_string(struct json_object *obj, const char *key, bool required,
 	return 0;
 }
 
-static int
-set_string(char **dst, const char *s, char *err, size_t errlen)
+static int set_string(char **dst, const char *s, char *err, size_t errlen)
 {
 	if (s == NULL)
 		return 0;
@@ -140,9 +133,8 @@ set_string(char **dst, const char *s, char *err, size_t errlen)
 	return 0;
 }
 
-static int
-get_size(struct json_object *obj, const char *key, unsigned long long *val,
-	 char *err, size_t errlen)
+static int get_size(struct json_object *obj, const char *key, unsigned long long *val,
+		    char *err, size_t errlen)
 {
 	const char *s;
 
@@ -155,10 +147,9 @@ get_size(struct json_object *obj, const char *key, unsigned long long *val,
 }
 
 /* An optional array of strings, each accepted by valid(). */
-static int
-get_list(struct json_object *obj, const char *key,
-	 bool (*valid)(const char *, size_t), const char *what, char ***val,
-	 char *err, size_t errlen)
+static int get_list(struct json_object *obj, const char *key,
+		    bool (*valid)(const char *, size_t), const char *what, char ***val,
+		    char *err, size_t errlen)
 {
 	struct strv sv = { 0 };
 	struct json_object *v, *item;
@@ -194,8 +185,7 @@ get_list(struct json_object *obj, const char *key,
 	return 0;
 }
 
-static bool
-is_alias(const char *s, size_t len)
+static bool is_alias(const char *s, size_t len)
 {
 	size_t i;
 
@@ -207,8 +197,7 @@ is_alias(const char *s, size_t len)
 	return true;
 }
 
-static int
-check_keys(struct json_object *obj, char *err, size_t errlen)
+static int check_keys(struct json_object *obj, char *err, size_t errlen)
 {
 	size_t i;
 
@@ -224,9 +213,8 @@ check_keys(struct json_object *obj, char *err, size_t errlen)
 	return 0;
 }
 
-static int
-manifest_fields(struct json_object *obj, struct lang *lang, char *err,
-	     size_t errlen)
+static int manifest_fields(struct json_object *obj, struct lang *lang, char *err,
+			   size_t errlen)
 {
 	const char *slug, *workdir, *solution, *checker, *probe;
 	struct json_object *v;
@@ -281,9 +269,8 @@ manifest_fields(struct json_object *obj, struct lang *lang, char *err,
 	return 0;
 }
 
-int
-lang_parse_manifest(const char *json, size_t len, struct lang *lang,
-		    char *err, size_t errlen)
+int lang_parse_manifest(const char *json, size_t len, struct lang *lang,
+			char *err, size_t errlen)
 {
 	struct json_fault f;
 	struct json_object *obj;

@@ -25,8 +25,7 @@
 
 /* Whether the physical line s[0..len) ends in an odd run of backslashes,
  * i.e. continues on the next line. */
-static bool
-continues(const char *s, size_t len)
+static bool continues(const char *s, size_t len)
 {
 	size_t n = 0;
 
@@ -42,8 +41,7 @@ continues(const char *s, size_t len)
  * builtin runs in the shell without a fork, and "exec" would run the
  * program of that name instead (/bin/echo does not read dash's backslash
  * escapes) and add an execve for nothing. */
-static ssize_t
-command_start(const char *line)
+static ssize_t command_start(const char *line)
 {
 	static const char *const keywords[] = {
 		"if", "for", "while", "until", "case", "{", "!", "(",
@@ -83,8 +81,7 @@ command_start(const char *line)
 	return w - line;
 }
 
-static bool
-is_blank(const char *s, size_t len)
+static bool is_blank(const char *s, size_t len)
 {
 	size_t i;
 
@@ -96,8 +93,7 @@ is_blank(const char *s, size_t len)
 
 /* make -n's output as one command (see lang.h); NULL when there is nothing
  * to run.  Returns -1 when out of memory. */
-static int
-join_commands(const char *out, char **cmd)
+static int join_commands(const char *out, char **cmd)
 {
 	struct strv lines = { 0 };
 	const char *p, *start, *e;
@@ -151,8 +147,7 @@ join_commands(const char *out, char **cmd)
 }
 
 /* The first line of make's complaint, for the error message. */
-static void
-first_line(const char *s, char *buf, size_t len)
+static void first_line(const char *s, char *buf, size_t len)
 {
 	size_t n;
 
@@ -164,10 +159,9 @@ first_line(const char *s, char *buf, size_t len)
 
 /* The target's command from what `make -s -n target` did (see lang.h);
  * shell_why is lang_shell's reason when it could not run make.  Takes res. */
-int
-recipe_resolve(const char *target, const char *shell_why,
-	       struct lang_shell_result *res_in, char **cmd, char *err,
-	       size_t errlen)
+int recipe_resolve(const char *target, const char *shell_why,
+		   struct lang_shell_result *res_in, char **cmd, char *err,
+		   size_t errlen)
 {
 	struct lang_shell_result res = *res_in;
 	char sh[64], missing[2][96], why[256];

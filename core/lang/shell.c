@@ -36,8 +36,7 @@ static char *const shell_env[] = {
 
 
 /* Reads what is there; returns 1 at EOF, 0 to go on, -1 past the cap. */
-static int
-capture_read(struct capture *c)
+static int capture_read(struct capture *c)
 {
 	char chunk[4096], *p;
 	ssize_t n;
@@ -65,9 +64,8 @@ capture_read(struct capture *c)
 	return 0;
 }
 
-static int
-supervise_shell(pid_t pid, int pidfd, struct capture cap[2], long deadline,
-	  long timeout_ms, char *err, size_t errlen)
+static int supervise_shell(pid_t pid, int pidfd, struct capture cap[2], long deadline,
+			   long timeout_ms, char *err, size_t errlen)
 {
 	long left;
 	struct pollfd pfd[3];
@@ -112,16 +110,14 @@ supervise_shell(pid_t pid, int pidfd, struct capture cap[2], long deadline,
 	return 0;
 }
 
-void
-lang_shell_result_free(struct lang_shell_result *res)
+void lang_shell_result_free(struct lang_shell_result *res)
 {
 	free(res->out);
 	free(res->err);
 	memset(res, 0, sizeof(*res));
 }
 
-static void
-shell_job_close(struct shell_job *j)
+static void shell_job_close(struct shell_job *j)
 {
 	int i;
 
@@ -135,9 +131,8 @@ shell_job_close(struct shell_job *j)
 
 /* Starts `/bin/sh -c cmd` (see lang_shell).  Returns 0, or -1 with a
  * reason and nothing left running. */
-int
-shell_start(const char *dir, const char *cmd, long timeout_ms, bool capture,
-	    struct shell_job *j, char *err, size_t errlen)
+int shell_start(const char *dir, const char *cmd, long timeout_ms, bool capture,
+		struct shell_job *j, char *err, size_t errlen)
 {
 	char *const argv[] = { "/bin/sh", "-c", (char *)cmd, NULL };
 	int pipes[2][2] = { { -1, -1 }, { -1, -1 } };
@@ -199,9 +194,8 @@ out:
 }
 
 /* Waits for a started shell (until its deadline) and takes its result. */
-int
-shell_finish(struct shell_job *j, struct lang_shell_result *res, char *err,
-	     size_t errlen)
+int shell_finish(struct shell_job *j, struct lang_shell_result *res, char *err,
+		 size_t errlen)
 {
 	int status = 0, i, rc;
 	pid_t w;
@@ -231,9 +225,8 @@ shell_finish(struct shell_job *j, struct lang_shell_result *res, char *err,
 	return rc;
 }
 
-int
-lang_shell(const char *dir, const char *cmd, long timeout_ms, bool capture,
-	   struct lang_shell_result *res, char *err, size_t errlen)
+int lang_shell(const char *dir, const char *cmd, long timeout_ms, bool capture,
+	       struct lang_shell_result *res, char *err, size_t errlen)
 {
 	struct shell_job j;
 

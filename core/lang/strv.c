@@ -19,8 +19,7 @@
 
 #include "lang/internal.h"
 
-int
-strv_add(struct strv *sv, const char *s, size_t len)
+int strv_add(struct strv *sv, const char *s, size_t len)
 {
 	char **v;
 
@@ -39,8 +38,7 @@ strv_add(struct strv *sv, const char *s, size_t len)
 }
 
 /* Hands the array over, never NULL: an empty list is { NULL }. */
-char **
-strv_finish(struct strv *sv)
+char **strv_finish(struct strv *sv)
 {
 	char **v = sv->v;
 
@@ -50,8 +48,7 @@ strv_finish(struct strv *sv)
 	return v;
 }
 
-void
-strv_free(char **v)
+void strv_free(char **v)
 {
 	char **p;
 
@@ -62,8 +59,7 @@ strv_free(char **v)
 	free(v);
 }
 
-int
-strv_cmp(const void *a, const void *b)
+int strv_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }

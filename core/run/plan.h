@@ -37,14 +37,18 @@ struct plan {
 	int file[2];             /* spec->output_file, streamed back by init */
 	int go[2];               /* ahead: the request, worker to init */
 	int export_fd;           /* spec->export_dir */
-	pid_t init;              /* ahead: the init waiting for its request */
+	pid_t init;              /* the worker's: the init built ahead */
 	char overlay_opts[8192];
 	char scratch_opts[64];
 	char *argv[4];
-	/* ahead, in init: the request as received */
-	struct sandbox_spec got_spec;
-	struct lang got_lang;
-	struct sandbox_file *got_files;
+};
+
+/* init's alone: a request as init received it on the wire (for a sandbox
+ * built ahead), which the plan's spec then points to. */
+struct received {
+	struct sandbox_spec spec;
+	struct lang lang;
+	struct sandbox_file *files;
 };
 
 /* Which pipes a plan opens (plan_pipes). */
@@ -62,8 +66,9 @@ void plan_close_init_ends(struct plan *p);
 void plan_close(struct plan *p);
 
 /* The wire (run/wire.c): the worker sends a request to a sandbox built
- * ahead of it; init receives it into p->got_*.  0 or -1. */
+ * ahead of it; init receives it into *got, and p->spec points there.
+ * 0 or -1. */
 int wire_send_request(int fd, const struct sandbox_spec *spec);
-int wire_receive_request(struct plan *p);
+int wire_receive_request(struct plan *p, struct received *got);
 
 #endif

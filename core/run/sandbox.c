@@ -144,7 +144,7 @@ static int drain(struct stream *st, size_t output_max, char *chunk,
 }
 
 /* Which deadline, if any, has passed.  /run has one, its timeout.  Judging
- * has three, which the judge computed (judge.c, run_test): CPU time, CPU
+ * has three, which the judge computed (judge/lanes.c, run_test): CPU time, CPU
  * growth, wall clock.  Here they are only enforced. */
 struct watch {
 	long t0, last_progress;

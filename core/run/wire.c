@@ -161,7 +161,7 @@ int wire_send_request(int fd, const struct sandbox_spec *spec)
 	return rc;
 }
 
-int wire_receive_request(struct plan *p)
+int wire_receive_request(struct plan *p, struct received *got)
 {
 	uint64_t len;
 	if (read_all(p->go[0], &len, sizeof(len)) < 0 || len < sizeof(len) ||
@@ -172,8 +172,8 @@ int wire_receive_request(struct plan *p)
 	if (!w.buf || read_all(p->go[0], w.buf + sizeof(len), w.len - sizeof(len)) < 0)
 		return -1;
 	close(p->go[0]);
-	struct lang *lang = &p->got_lang;
-	struct sandbox_spec *spec = &p->got_spec;
+	struct lang *lang = &got->lang;
+	struct sandbox_spec *spec = &got->spec;
 	lang->dir = get_bytes(&w, NULL);
 	lang->workdir = get_bytes(&w, NULL);
 	lang->tmp_size = get_u64(&w);
@@ -193,14 +193,14 @@ int wire_receive_request(struct plan *p)
 	spec->n_files = (size_t)get_u64(&w);
 	if (w.bad || spec->n_files > 64)
 		return -1;
-	p->got_files = calloc(spec->n_files + 1, sizeof(*p->got_files));
-	if (!p->got_files)
+	got->files = calloc(spec->n_files + 1, sizeof(*got->files));
+	if (!got->files)
 		return -1;
 	for (size_t i = 0; i < spec->n_files; i++) {
-		p->got_files[i].name = get_bytes(&w, NULL);
-		p->got_files[i].data = get_bytes(&w, &p->got_files[i].len);
+		got->files[i].name = get_bytes(&w, NULL);
+		got->files[i].data = get_bytes(&w, &got->files[i].len);
 	}
-	spec->files = p->got_files;
+	spec->files = got->files;
 	if (w.bad || !lang->dir || !lang->workdir || !spec->command)
 		return -1;
 	p->spec = spec;

@@ -34,6 +34,7 @@
 #include <libcgroup.h>
 
 #include "slot/cgroup.h"
+#include "util/util.h"
 
 #define SLOT_PARENT "gaol"
 
@@ -44,17 +45,8 @@ static const char *const v1_controllers[CG_MAX_CONTROLLERS] = {
 
 static int cg_version(void)
 {
-	char buf[256];
-	int fd = open("/sys/fs/cgroup/cgroup.controllers", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	/* The file's size is always 0: read it.  Empty means hybrid. */
-	if (n <= 0)
-		return 1;
-	buf[n] = 0;
-	return strstr(buf, "memory") ? 2 : 1;
+	/* Empty (or absent) means hybrid. */
+	return file_contains("/sys/fs/cgroup/cgroup.controllers", "memory") ? 2 : 1;
 }
 
 static int read_text(int dirfd, const char *file, char *buf, size_t len)

@@ -15,8 +15,7 @@ static const struct {
 	{ "m", 60 * 1000 },
 };
 
-int
-timeout_parse(const char *s, long *ms)
+int timeout_parse(const char *s, long *ms)
 {
 	const char *p;
 	long n = 0, scale = 0;

@@ -18,8 +18,7 @@ static const char replacement[3] = { '\xef', '\xbf', '\xbd' };
 /* The length of the sequence lead announces and the range its second byte
  * must fall in (the ranges exclude overlongs, surrogates and > U+10FFFF);
  * 0 for a byte that cannot start a sequence. */
-static int
-lead_byte(unsigned char lead, unsigned char *lo, unsigned char *hi)
+static int lead_byte(unsigned char lead, unsigned char *lo, unsigned char *hi)
 {
 	*lo = 0x80;
 	*hi = 0xbf;
@@ -46,8 +45,7 @@ lead_byte(unsigned char lead, unsigned char *lo, unsigned char *hi)
 	return 0;
 }
 
-size_t
-utf8_repair(const char *in, size_t len, char *out)
+size_t utf8_repair(const char *in, size_t len, char *out)
 {
 	const unsigned char *s = (const unsigned char *)in;
 	size_t i = 0, o = 0, good;
@@ -81,8 +79,7 @@ utf8_repair(const char *in, size_t len, char *out)
 	return o;
 }
 
-size_t
-utf8_valid_prefix(const char *in, size_t len)
+size_t utf8_valid_prefix(const char *in, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)in;
 	size_t i = 0, k;
@@ -104,8 +101,7 @@ utf8_valid_prefix(const char *in, size_t len)
 	return i;
 }
 
-struct json_object *
-utf8_json_string(const char *in, size_t len)
+struct json_object *utf8_json_string(const char *in, size_t len)
 {
 	struct json_object *obj;
 	size_t n;

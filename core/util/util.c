@@ -87,6 +87,20 @@ int file_write_at(int dirfd, const char *name, int flags, mode_t mode,
 	return close(fd);
 }
 
+bool file_contains(const char *path, const char *needle)
+{
+	char buf[8192];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	return strstr(buf, needle) != NULL;
+}
+
 int mkdir_p(const char *path, mode_t mode)
 {
 	char tmp[PATH_MAX];

@@ -33,6 +33,9 @@ int read_all(int fd, void *buf, size_t len);
  * holding buf.  0, or -1 with errno. */
 int file_write_at(int dirfd, const char *name, int flags, mode_t mode,
 		  const void *buf, size_t len);
+/* Whether the first 8 KiB of a small file (a /proc or /sys one, whose size
+ * says nothing: it is read) hold needle.  0 when it cannot be read. */
+bool file_contains(const char *path, const char *needle);
 /* mkdir -p: the last component gets mode, the others 0755. */
 int mkdir_p(const char *path, mode_t mode);
 
