@@ -13,10 +13,10 @@
  *            IPC, UTS and cgroup namespaces, a network namespace of its own
  *            (only a loopback) and the slot's cgroup (cloned into it on v2,
  *            joined first thing on v1).  It builds the mount view: first
- *            what no request decides (build_static: the read-only root,
- *            /dev, /proc, the cgroup view), then the request's part
- *            (build_request: the writable tmpfs, /sandbox over the language
- *            directory, pivot_root).  It starts the payload and reaps
+ *            what no request decides (mounts_build_static: the read-only
+ *            root, /dev, /proc, the cgroup view), then the request's part
+ *            (mounts_build_request: the writable tmpfs, /sandbox over the
+ *            language directory, pivot_root); core/inside/ holds both.  It starts the payload and reaps
  *            everything reparented to it.  When the payload exits it kills
  *            and reaps whatever is left (nothing a payload starts - daemons,
  *            setsid, double forks - outlives its run), reports the status
@@ -32,10 +32,10 @@
  *            /bin/sh -c <command> in /sandbox.
  *
  * A worker builds its next run's sandbox ahead of the request, while idle
- * (slot_prepare): init is cloned and does build_static, then waits on the go
- * pipe; the request arrives there (encode_request), and init goes on with
- * build_request as if it had never waited.  The sandbox is as fresh as one
- * built on demand and serves exactly one run; if it is gone when the request
+ * (slot_prepare): init is cloned and does mounts_build_static, then waits
+ * on the go pipe; the request arrives there (run/wire.c), and init goes on
+ * with mounts_build_request as if it had never waited.  The sandbox is as
+ * fresh as one built on demand and serves exactly one run; if it is gone when the request
  * comes, the run builds its own.
  *
  * Every setup step that fails is reported as "sandbox: <step> errno=N" on
