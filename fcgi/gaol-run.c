@@ -19,7 +19,7 @@
 #include "judge/judge.h"
 #include "util/util.h"
 
-static void usage(void)
+static void cli_usage(void)
 {
 	fprintf(stderr, "usage: gaol-run [--langs DIR] [--slot N] [--repeat N [--gap MS]] < request.json\n"
 		"       gaol-run [--slot N] --check\n"
@@ -86,7 +86,7 @@ static int number(const char *s, long lo, long hi, long *out)
 	char *end;
 	long v = strtol(s, &end, 10);
 	if (*end || v < lo || v > hi) {
-		usage();
+		cli_usage();
 		return -1;
 	}
 	*out = v;
@@ -122,7 +122,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		} else if (!strcmp(argv[i], "--check")) {
 			o->check = 1;
 		} else {
-			usage();
+			cli_usage();
 			return 2;
 		}
 	}

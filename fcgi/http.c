@@ -274,7 +274,7 @@ static enum http_after handle_shutdown(struct engine *e, const char *body,
 	return HTTP_AFTER_SHUTDOWN;
 }
 
-static void put(FCGX_Request *req, const char *data, size_t len)
+static void put_fcgx(FCGX_Request *req, const char *data, size_t len)
 {
 	while (len > 0) {
 		int n = len > BODY_CHUNK ? BODY_CHUNK : (int)len;
@@ -304,9 +304,9 @@ static void send_answer(FCGX_Request *req, const struct answer *a,
 		     http_status(outcome), http_reason(outcome), len,
 		     allow ? "Allow: " : "", allow ? allow : "",
 		     allow ? "\r\n" : "");
-	put(req, hdr, (size_t)n);
+	put_fcgx(req, hdr, (size_t)n);
 	if (!head)
-		put(req, body, len);
+		put_fcgx(req, body, len);
 }
 
 /* DEBUG: the request line and headers, one line each, made printable. */

@@ -156,7 +156,7 @@ static void describe_exit(int status, char *buf, size_t size)
 		snprintf(buf, size, "ended with wait status %#x", status);
 }
 
-static void reap(struct pool *p)
+static void reap_workers(struct pool *p)
 {
 	pid_t pid;
 	int status;
@@ -287,7 +287,7 @@ int master_run(struct engine *e, int listen_fd)
 		long long next;
 		struct timespec ts;
 
-		reap(&p);
+		reap_workers(&p);
 		if (stop_requests > 0 && !p.stopping) {
 			fprintf(stderr, "gaol-fcgi: stopping: runs in progress "
 				"finish first\n");

@@ -26,11 +26,6 @@
 #define REQUEST_DEPTH_MAX 32
 
 
-static int is_json_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
 /* "90s", "2m" or "1500ms": the shortest exact way to say ms. */
 static void format_ms(long ms, char *buf, size_t len)
 {
@@ -154,7 +149,7 @@ struct json_object *json_body_parse(const char *body, size_t len, char *err, siz
 		body += 3;
 		len -= 3;
 	}
-	for (end = 0; end < len && is_json_space(body[end]); end++)
+	for (end = 0; end < len && json_is_space(body[end]); end++)
 		;
 	if (end == len) {
 		fail(err, errlen, "body is empty");

@@ -133,7 +133,7 @@ static int set_string(char **dst, const char *s, char *err, size_t errlen)
 	return 0;
 }
 
-static int get_size(struct json_object *obj, const char *key, unsigned long long *val,
+static int manifest_size(struct json_object *obj, const char *key, unsigned long long *val,
 		    char *err, size_t errlen)
 {
 	const char *s;
@@ -250,8 +250,8 @@ static int manifest_fields(struct json_object *obj, struct lang *lang, char *err
 		return fail(err, errlen, "checker_required is true but "
 			    "checker_file is not given");
 
-	if (get_size(obj, "tmp_size", &lang->tmp_size, err, errlen) == -1 ||
-	    get_size(obj, "mem_max", &lang->mem_max, err, errlen) == -1)
+	if (manifest_size(obj, "tmp_size", &lang->tmp_size, err, errlen) == -1 ||
+	    manifest_size(obj, "mem_max", &lang->mem_max, err, errlen) == -1)
 		return -1;
 	if (get_list(obj, "aliases", is_alias, "a name without spaces",
 		     &lang->aliases, err, errlen) == -1 ||

@@ -24,7 +24,7 @@ struct wire {
 	bool bad;
 };
 
-static void put(struct wire *w, const void *data, size_t len)
+static void put_raw(struct wire *w, const void *data, size_t len)
 {
 	if (w->bad)
 		return;
@@ -46,14 +46,14 @@ static void put(struct wire *w, const void *data, size_t len)
 
 static void put_u64(struct wire *w, uint64_t v)
 {
-	put(w, &v, sizeof(v));
+	put_raw(w, &v, sizeof(v));
 }
 
 static void put_bytes(struct wire *w, const char *s, size_t len)
 {
 	put_u64(w, s ? len : ~(uint64_t)0);
 	if (s)
-		put(w, s, len);
+		put_raw(w, s, len);
 }
 
 static void put_str(struct wire *w, const char *s)

@@ -5,7 +5,7 @@
 
 #include "util/json.h"
 
-static bool is_json_space(char c)
+bool json_is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
@@ -64,7 +64,7 @@ struct json_object *json_strict_object(const char *text, size_t len, int depth,
 		return NULL;
 	}
 	for (; end < len; end++)
-		if (!is_json_space(text[end])) {
+		if (!json_is_space(text[end])) {
 			json_object_put(obj);
 			f->kind = JSON_TRAILING;
 			f->byte = end;

@@ -13,6 +13,9 @@
 
 struct json_object;
 
+/* JSON's whitespace: space, tab, CR, LF. */
+bool json_is_space(char c);
+
 enum json_fault_kind {
 	JSON_INVALID,            /* not JSON: desc, at byte */
 	JSON_BAD_UTF8,           /* a string is not UTF-8 (json-c's check), at byte */
