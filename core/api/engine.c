@@ -221,7 +221,7 @@ void engine_run(struct engine *e, const char *body, size_t len, struct answer *a
 		answer_error(a, OUTCOME_BAD_REQUEST, "%s", err);
 		return;
 	}
-	const struct lang *lang = langs_find(&e->langs, req.lang_slug, false);
+	const struct lang *lang = langs_find(&e->langs, req.lang_slug, LANG_BY_SLUG);
 	char installed[1024];
 	installed_list(&e->langs, installed, sizeof(installed));
 	if (!lang) {

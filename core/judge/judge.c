@@ -52,7 +52,7 @@ void engine_evaluate(struct engine *e, const char *body, size_t len, struct answ
 		answer_error(a, OUTCOME_INVALID, "%s", err);
 		return;
 	}
-	const struct lang *lang = langs_find(&e->langs, req.language, true);
+	const struct lang *lang = langs_find(&e->langs, req.language, LANG_BY_SLUG_OR_ALIAS);
 	if (!lang) {
 		answer_error(a, OUTCOME_INVALID, "unknown language \"%s\"", req.language);
 		goto out;

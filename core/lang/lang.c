@@ -296,7 +296,7 @@ static int check_names(const struct lang_set *set, char *err, size_t errlen)
 
 	for (i = 0; i < set->n; i++)
 		for (a = set->v[i].aliases; *a != NULL; a++)
-			if ((other = langs_find(set, *a, true)) != &set->v[i])
+			if ((other = langs_find(set, *a, LANG_BY_SLUG_OR_ALIAS)) != &set->v[i])
 				return fail(err, errlen, "alias \"%s\" of %s is "
 					    "also a name of %s", *a,
 					    set->v[i].slug, other->slug);
@@ -370,7 +370,8 @@ int langs_load(const struct gaol_config *cfg, struct lang_set *set, char *err,
 	return rc;
 }
 
-const struct lang *langs_find(const struct lang_set *set, const char *name, bool aliases)
+const struct lang *langs_find(const struct lang_set *set, const char *name,
+			      enum lang_match match)
 {
 	char **a;
 	size_t i;
@@ -378,7 +379,7 @@ const struct lang *langs_find(const struct lang_set *set, const char *name, bool
 	for (i = 0; i < set->n; i++)
 		if (strcmp(set->v[i].slug, name) == 0)
 			return &set->v[i];
-	if (!aliases)
+	if (match != LANG_BY_SLUG_OR_ALIAS)
 		return NULL;
 	for (i = 0; i < set->n; i++)
 		for (a = set->v[i].aliases; a != NULL && *a != NULL; a++)

@@ -93,9 +93,16 @@ int lang_shell(const char *dir, const char *cmd, long timeout_ms, bool capture,
 	       struct lang_shell_result *res, char *err, size_t errlen);
 void lang_shell_result_free(struct lang_shell_result *res);
 
-/* Finds a language by slug, or by alias when aliases is true. */
+/* How langs_find matches a name: /run takes slugs only, /evaluate aliases
+ * too.  (0 and 1, so that a plain false or true still reads right.) */
+enum lang_match {
+	LANG_BY_SLUG = 0,
+	LANG_BY_SLUG_OR_ALIAS = 1,
+};
+
+/* Finds a language by its slug, or by one of its aliases too. */
 const struct lang *langs_find(const struct lang_set *set, const char *name,
-			      bool aliases);
+			      enum lang_match match);
 
 void lang_free(struct lang *lang);
 void langs_free(struct lang_set *set);
