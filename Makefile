@@ -91,7 +91,7 @@ define apt_missing
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing$$missing"; \
 	  [ "$$(id -u)" = 0 ] || { echo "deps: need root to install$$missing" >&2; exit 1; }; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	  apt-get -o DPkg::Lock::Timeout=900 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends $$missing; \
 	fi
 endef
 
