@@ -34,6 +34,25 @@ export ASAN_OPTIONS  := $(SAN_COMMON):detect_leaks=1:detect_stack_use_after_retu
 export UBSAN_OPTIONS := $(SAN_COMMON):print_stacktrace=1
 export LSAN_OPTIONS  := $(SAN_COMMON)
 endif
+# The version and the build, for --version and /health (core/version.c).
+# In a git checkout: debian/changelog's upstream version (the release line)
+# plus +git<commits>.g<hash> (.dirty with uncommitted changes), so that every
+# commit has a larger Debian version; the build is `git describe`.  A tree
+# without git (a release tarball, the copy `make deb` builds in) has a VERSION
+# file instead: line 1 the version, line 2 the build.
+VERSION_BASE := $(shell sed -n '1s/^gaol (\([^)-]*\).*/\1/p' debian/changelog 2>/dev/null)
+ifneq ($(wildcard VERSION),)
+GAOL_VERSION ?= $(shell sed -n 1p VERSION)
+GAOL_BUILD   ?= $(shell sed -n 2p VERSION)
+else ifeq ($(shell git rev-parse --show-toplevel 2>/dev/null),$(CURDIR))
+GIT_DIRTY    := $(if $(shell git status --porcelain --untracked-files=no 2>/dev/null),.dirty)
+GAOL_VERSION ?= $(VERSION_BASE)+git$(shell git rev-list --count HEAD).g$(shell git rev-parse --short HEAD)$(GIT_DIRTY)
+GAOL_BUILD   ?= $(shell git describe --tags --always --dirty)
+else
+GAOL_VERSION ?= $(VERSION_BASE)
+GAOL_BUILD   ?= unknown
+endif
+
 ALL_CFLAGS  = -std=gnu11 $(WARN) $(HARDEN) $(CFLAGS) -Icore \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 ALL_LDLIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -50,7 +69,7 @@ DEPS_TEST  := check python3 python3-pytest curl iproute2 systemd
 DEPS_BENCH := wrk hyperfine bubblewrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
-.PHONY: all deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
+.PHONY: all deps-check version FORCE deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
         isolation bench install clean prepare san-reset san-check fuzz fuzz-smoke \
         fuzz-build fuzz-merge soak mini-soak
 all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run prepare
@@ -66,9 +85,38 @@ prepare:
 	  else echo "prepare: $$l skipped (see $(BUILD)/prepare-$$l.log)"; fi; \
 	done
 
-$(BUILD)/%.o: %.c $(wildcard core/*.h fcgi/*.h)
+$(BUILD)/%.o: %.c $(wildcard core/*.h fcgi/*.h) | deps-check
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# Rebuilt when the version changes (a new commit), not at every make.
+VERSION_DEFS := -DGAOL_VERSION='"$(GAOL_VERSION)"' -DGAOL_BUILD='"$(GAOL_BUILD)"'
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(BUILD); echo '$(VERSION_DEFS)' | cmp -s - $@ || echo '$(VERSION_DEFS)' > $@
+$(BUILD)/core/version.o: core/version.c core/version.h $(BUILD)/version.stamp | deps-check
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(VERSION_DEFS) -c -o $@ $<
+FORCE:
+version:
+	@echo $(GAOL_VERSION)
+
+# A plain `make` on a machine without the build dependencies stops here, at
+# once, with one line naming them, rather than in the compiler on a missing
+# header.  dpkg's database where there is one; pkg-config and the libfcgi
+# header elsewhere.
+deps-check:
+	@missing=""; \
+	if command -v dpkg-query >/dev/null 2>&1; then \
+	  for p in $(DEPS_BUILD); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	  done; \
+	else \
+	  for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
+	  echo '#include <fcgiapp.h>' | $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing libfcgi"; \
+	fi; \
+	if [ -n "$$missing" ]; then \
+	  echo "make: missing build dependencies:$$missing -- run 'sudo make deps' (or apt-get install$$missing)" >&2; exit 1; \
+	fi
 
 $(BUILD)/libgaol.a: $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -180,7 +228,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                 -fno-sanitize-recover=all -Wall -Wextra -Werror -Icore \
-                $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+                $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(VERSION_DEFS)
 FUZZ_OBJ     := $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
