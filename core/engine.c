@@ -17,6 +17,7 @@
 #include "engine.h"
 #include "request.h"
 #include "utf8.h"
+#include "version.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
@@ -269,6 +270,8 @@ void engine_health(const struct engine *e, struct answer *a)
 				      json_object_new_string(e->langs.v[i].slug));
 	json_object_object_add(obj, "ok", json_object_new_boolean(1));
 	json_object_object_add(obj, "service", json_object_new_string("gaol"));
+	json_object_object_add(obj, "version", json_object_new_string(gaol_version()));
+	json_object_object_add(obj, "build", json_object_new_string(gaol_build()));
 	json_object_object_add(obj, "slots", json_object_new_int((int)e->cfg.concurrency));
 	json_object_object_add(obj, "slot", json_object_new_int((int)e->slot.index));
 	json_object_object_add(obj, "cgroup", json_object_new_string(

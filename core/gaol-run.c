@@ -16,11 +16,13 @@
 
 #include "engine.h"
 #include "judge.h"
+#include "version.h"
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: gaol-run [--langs DIR] [--slot N] [--repeat N [--gap MS]] < request.json\n"
 		"       gaol-run [--slot N] --check\n"
+		"       gaol-run --version\n"
 		"  --langs DIR  language directories to use (default: GAOL_LANGS_DIR)\n"
 		"  --slot N     slot to run in (default: RUN_CONCURRENCY, the first\n"
 		"               slot beyond a running pool's)\n"
@@ -119,6 +121,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--gap") && i + 1 < argc) {
 			if (number(argv[++i], 0, 60000, &gap_ms) < 0)
 				return 2;
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("gaol-run %s (build %s)\n", gaol_version(), gaol_build());
+			return 0;
 		} else if (!strcmp(argv[i], "--check")) {
 			check = 1;
 		} else {

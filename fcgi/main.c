@@ -30,6 +30,7 @@
 #include "config.h"
 #include "engine.h"
 #include "master.h"
+#include "version.h"
 
 #define LISTEN_BACKLOG 128
 
@@ -38,6 +39,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gaol-fcgi [--socket PATH [--socket-group GROUP]]\n"
 		"       gaol-fcgi --check\n"
+		"       gaol-fcgi --version\n"
 		"Serves gaol's HTTP API over FastCGI with a prefork pool of\n"
 		"RUN_CONCURRENCY workers.  Without --socket the listening socket\n"
 		"is fd 0 (spawn-fcgi, systemd StandardInput=socket).\n"
@@ -168,6 +170,7 @@ int main(int argc, char **argv)
 		{ "socket-group", required_argument, NULL, 'g' },
 		{ "check", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *socket_path = NULL, *socket_group = NULL;
@@ -182,6 +185,9 @@ int main(int argc, char **argv)
 		case 'g': socket_group = optarg; break;
 		case 'c': check = true; break;
 		case 'h': usage(stdout); return 0;
+		case 'V':
+			printf("gaol-fcgi %s (build %s)\n", gaol_version(), gaol_build());
+			return 0;
 		default: usage(stderr); return 2;
 		}
 	}
