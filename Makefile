@@ -65,12 +65,12 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 # Debian packages, by purpose.  Languages list their own in langs/<slug>/packages.
 DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcgroup-dev
 DEPS_RUN   := nginx spawn-fcgi
-DEPS_TEST  := check python3 python3-pytest curl iproute2 systemd
+DEPS_TEST  := check python3 python3-pytest curl iproute2 systemd mandoc man-db
 DEPS_BENCH := wrk hyperfine bubblewrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
 .PHONY: all deps-check version FORCE deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
-        isolation bench install clean prepare san-reset san-check fuzz fuzz-smoke \
+        man-lint isolation bench install clean prepare san-reset san-check fuzz fuzz-smoke \
         fuzz-build fuzz-merge soak mini-soak
 all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run prepare
 
@@ -163,7 +163,7 @@ run: deps
 test: deps-test deps-fuzz
 	$(MAKE) all $(BUILD)/unit-tests fuzz-build
 	$(MAKE) san-reset
-	$(MAKE) unit integration isolation fuzz-smoke mini-soak || { $(MAKE) san-check; exit 1; }
+	$(MAKE) man-lint unit integration isolation fuzz-smoke mini-soak || { $(MAKE) san-check; exit 1; }
 	$(MAKE) san-check
 
 # Sanitizer reports (SANITIZE=1 only): san-reset empties SAN_LOG_DIR before
@@ -183,6 +183,10 @@ ifeq ($(SANITIZE),1)
 	 if [ -n "$$bad" ]; then echo "sanitizers: FAILED: reports in$$(printf ' %s' $$bad)" >&2; exit 1; fi; \
 	 echo "sanitizers: warnings only (above), no error report"
 endif
+
+# The man pages: mandoc -Tlint reports nothing and man -l renders each.
+man-lint:
+	tests/package/man_lint.sh
 
 unit: $(BUILD)/unit-tests
 	GAOL_LANGS_DIR=$(CURDIR)/langs $(BUILD)/unit-tests
