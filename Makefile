@@ -70,7 +70,7 @@ DEPS_BENCH := wrk hyperfine bubblewrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
 .PHONY: all deps-check version FORCE deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
-        man-lint isolation bench install clean prepare san-reset san-check fuzz fuzz-smoke \
+        man-lint isolation bench install install-files deb deps-package clean prepare san-reset san-check fuzz fuzz-smoke \
         fuzz-build fuzz-merge soak mini-soak
 all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run prepare
 
@@ -258,15 +258,69 @@ fuzz: deps-fuzz
 fuzz-merge: fuzz-build
 	FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/fuzz/run.sh merge
 
+# `make install` lays out what the Debian package holds (debian/rules calls
+# install-files with PREFIX=/usr), for hosts without dpkg.  With no DESTDIR
+# it also creates the socket's system user (systemd-sysusers).  An existing
+# /etc/default/gaol is kept.
+SYSCONFDIR     ?= /etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR    ?= $(PREFIX)/lib/sysusers.d
+MANDIR         ?= $(PREFIX)/share/man
 install: all
+	$(MAKE) install-files
+install-files: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/gaol \
-	           $(DESTDIR)$(PREFIX)/share/gaol/nginx $(DESTDIR)$(PREFIX)/lib/systemd/system
+	           $(DESTDIR)$(SYSCONFDIR)/nginx/snippets $(DESTDIR)$(SYSCONFDIR)/default \
+	           $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
+	           $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(BUILD)/gaol-fcgi $(BUILD)/gaol-run $(DESTDIR)$(PREFIX)/bin/
 	cp -R langs $(DESTDIR)$(PREFIX)/share/gaol/
-	install -m 0644 nginx/*.conf $(DESTDIR)$(PREFIX)/share/gaol/nginx/
+	find $(DESTDIR)$(PREFIX)/share/gaol/langs -name .gitignore -delete
+	install -m 0644 nginx/gaol-http.conf nginx/gaol-locations.conf $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/gaol ] || \
+	  install -m 0644 systemd/gaol.default $(DESTDIR)$(SYSCONFDIR)/default/gaol
 	for u in systemd/*.service systemd/*.socket; do \
-	  sed 's|@PREFIX@|$(PREFIX)|g' $$u > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); \
+	  sed 's|@PREFIX@|$(PREFIX)|g' $$u > $(DESTDIR)$(SYSTEMDUNITDIR)/$$(basename $$u); \
+	  chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$(basename $$u); \
 	done
+	install -m 0644 systemd/gaol.sysusers $(DESTDIR)$(SYSUSERSDIR)/gaol.conf
+	install -m 0644 docs/man/gaol-run.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 docs/man/gaol.7 $(DESTDIR)$(MANDIR)/man7/
+	install -m 0644 docs/man/gaol-fcgi.8 $(DESTDIR)$(MANDIR)/man8/
+	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
+	  systemd-sysusers $(SYSUSERSDIR)/gaol.conf; fi
+
+# ---------------------------------------------------------------- package
+# `make deb`: build/gaol_<version>_<arch>.deb with dpkg-buildpackage, in a
+# copy of the tree under /tmp (dpkg-buildpackage writes its results to the
+# parent directory, which must not be the repository's), then lintian on it
+# (errors fail; warnings are fixed or overridden in
+# debian/gaol.lintian-overrides, each with its reason).  The copy has no
+# .git: it gets a VERSION file (version, build) and a changelog entry with
+# that version, so the package's version and what the binaries report are
+# the checkout's.
+DEPS_PACKAGE := debhelper dpkg-dev fakeroot lintian
+deps-package: deps-build
+	$(call apt_missing,$(DEPS_PACKAGE))
+deb: deps-package
+	@set -e; v='$(GAOL_VERSION)'; b='$(GAOL_BUILD)'; \
+	tmp=$$(mktemp -d /tmp/gaol-deb.XXXXXX); trap 'rm -rf "$$tmp"' EXIT; \
+	src=$$tmp/gaol-$$v; mkdir -p $$src; \
+	if git rev-parse --show-toplevel >/dev/null 2>&1; then \
+	  git ls-files -z --cached --others --exclude-standard --deduplicate | \
+	    tar -c --null --ignore-failed-read -T - 2>/dev/null | tar -x -C $$src; \
+	else tar -c --exclude=./build --exclude=./build-san . | tar -x -C $$src; fi; \
+	printf '%s\n%s\n' "$$v" "$$b" > $$src/VERSION; \
+	if [ "$$v" != "$$(dpkg-parsechangelog -l debian/changelog -SVersion)" ]; then \
+	  { printf 'gaol (%s) unstable; urgency=medium\n\n  * Built from %s.\n\n -- %s  %s\n\n' \
+	      "$$v" "$$b" "$$(dpkg-parsechangelog -l debian/changelog -SMaintainer)" "$$(date -R)"; \
+	    cat debian/changelog; } > $$src/debian/changelog; \
+	fi; \
+	(cd $$src && dpkg-buildpackage -b -us -uc) > $$tmp/build.log 2>&1 || \
+	  { tail -n 60 $$tmp/build.log; echo "deb: dpkg-buildpackage failed" >&2; exit 1; }; \
+	mkdir -p $(BUILD); rm -f $(BUILD)/gaol_*.deb; cp $$tmp/gaol_*.deb $(BUILD)/; \
+	deb=$$(ls $(BUILD)/gaol_*.deb); echo "deb: $$deb"; \
+	lintian --fail-on error --display-info $$deb; echo "lintian: no errors"
 
 clean:
 	rm -rf build build-san

@@ -1,7 +1,7 @@
 """SPEC section 7 (`make install`: systemd units under PREFIX): the units in
 systemd/, rendered as the Makefile's install target renders them, pass
 `systemd-analyze verify`, keep the promises a deployment relies on (graceful
-stop, the socket handed to nginx's user, socket activation with the socket on
+stop, the socket handed to nginx's group, socket activation with the socket on
 standard input), and gaol-fcgi really serves a socket handed over on fd 0.
 
 `systemd-analyze verify` works offline (PID 1 need not be systemd): it loads
@@ -131,7 +131,8 @@ def test_spawn_fcgi_unit_gives_the_socket_to_nginx_user(rendered):
     opts = dict(zip(argv[1:], argv[2:]))
     assert opts.get("-s") == "/run/gaol/gaol.sock", argv
     assert opts.get("-M") == "0660", argv
-    assert opts.get("-U") == "www-data" and opts.get("-G") == "www-data", argv
+    # The socket's owner is the package's system user, its group nginx's.
+    assert opts.get("-U") == "gaol" and opts.get("-G") == "www-data", argv
     assert "gaol" in values(svc, "Service", "RuntimeDirectory"), svc
 
 
@@ -155,7 +156,7 @@ def test_socket_unit_starts_the_pool_with_the_socket_on_stdin(rendered):
     svc = parse_unit(paths[2])
     assert one(sock, "Socket", "ListenStream") == "/run/gaol/gaol.sock"
     assert one(sock, "Socket", "SocketMode") == "0660"
-    assert one(sock, "Socket", "SocketUser") == "www-data"
+    assert one(sock, "Socket", "SocketUser") == "gaol"
     assert one(sock, "Socket", "SocketGroup") == "www-data"
     assert one(sock, "Socket", "Service") == "gaol-socket.service"
     assert one(svc, "Service", "ExecStart") == "%s/bin/gaol-fcgi" % prefix
