@@ -70,7 +70,7 @@ DEPS_BENCH := wrk hyperfine bubblewrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
 .PHONY: all deps-check version FORCE deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
-        man-lint isolation bench install install-files deb deps-package clean prepare san-reset san-check fuzz fuzz-smoke \
+        man-lint isolation bench install install-files deb deps-package test-package clean prepare san-reset san-check fuzz fuzz-smoke \
         fuzz-build fuzz-merge soak mini-soak
 all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run prepare
 
@@ -321,6 +321,15 @@ deb: deps-package
 	mkdir -p $(BUILD); rm -f $(BUILD)/gaol_*.deb; cp $$tmp/gaol_*.deb $(BUILD)/; \
 	deb=$$(ls $(BUILD)/gaol_*.deb); echo "deb: $$deb"; \
 	lintian --fail-on error --display-info $$deb; echo "lintian: no errors"
+
+# The package as installed (tests/package/installed.sh): dpkg -i into an
+# overlay of this host's root in private namespaces, a real request through
+# Debian's nginx with the snippets included, the units' own ExecStart lines
+# (systemd is not PID 1 there), dpkg --purge, and the host left as it was.
+test-package: deps-test deps-package
+	$(MAKE) deb
+	tests/package/install_layout.sh $$(ls $(BUILD)/gaol_*.deb)
+	tests/package/installed.sh $$(ls $(BUILD)/gaol_*.deb)
 
 clean:
 	rm -rf build build-san
