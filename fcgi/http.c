@@ -31,6 +31,7 @@
 
 #include "http.h"
 #include "judge.h"
+#include "reqlog.h"
 
 typedef enum http_after handler_fn(struct engine *e, const char *body,
 				   size_t len, struct answer *a);
@@ -309,8 +310,9 @@ static void put(FCGX_Request *req, const char *data, size_t len)
 	}
 }
 
-static void send_answer(FCGX_Request *req, const struct answer *a,
-			const char *allow, bool head)
+/* Returns the bytes sent (headers and body). */
+static size_t send_answer(FCGX_Request *req, const struct answer *a,
+			  const char *allow, bool head, const char *request_id)
 {
 	const char *body = a->body ? a->body : last_resort;
 	size_t len = a->body ? a->len : sizeof last_resort - 1;
@@ -323,14 +325,16 @@ static void send_answer(FCGX_Request *req, const struct answer *a,
 		     "Content-Type: application/json\r\n"
 		     "Content-Length: %zu\r\n"
 		     "Cache-Control: no-store\r\n"
+		     "X-Request-Id: %s\r\n"
 		     "%s%s%s"
 		     "\r\n",
-		     status, http_reason(status), len,
+		     status, http_reason(status), len, request_id,
 		     allow ? "Allow: " : "", allow ? allow : "",
 		     allow ? "\r\n" : "");
 	put(req, hdr, (size_t)n);
 	if (!head)
 		put(req, body, len);
+	return (size_t)n + (head ? 0 : len);
 }
 
 /* DEBUG: the request line and headers, one line each, made printable. */
@@ -361,11 +365,15 @@ static void log_request(unsigned slot, const FCGX_Request *req)
 
 void http_refuse_stopping(FCGX_Request *req)
 {
+	const char *method = param(req, "REQUEST_METHOD");
 	struct answer a = { 0 };
+	struct reqlog log;
+	size_t out;
 
+	reqlog_begin(&log, req);
 	answer_error(&a, 503, "shutting down");
-	send_answer(req, &a, NULL,
-		    strcmp(param(req, "REQUEST_METHOD"), "HEAD") == 0);
+	out = send_answer(req, &a, NULL, strcmp(method, "HEAD") == 0, log.id);
+	reqlog_end(&log, -1, method, &a, out);
 	answer_free(&a);
 }
 
@@ -375,9 +383,12 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 	enum http_after after = HTTP_AFTER_NOTHING;
 	struct answer a = { 0 };
 	const struct route *r;
+	struct reqlog log;
 	char path[4096];
 	char allow[64];
+	size_t out;
 
+	reqlog_begin(&log, req);
 	request_path(req, path, sizeof path);
 	if (e->cfg.debug)
 		log_request(e->slot.index, req);
@@ -387,8 +398,10 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 		size_t len = 0;
 
 		allow[0] = '\0';
+		log.route = r->path;
 		if (!r->takes_body || read_body(&e->cfg, req, &body, &len, &a) == 0)
 			after = r->handle(e, body, len, &a);
+		reqlog_body(&log, body, len);
 		free(body);
 	} else if (allow[0]) {
 		answer_error(&a, 405, "method %.16s is not allowed on %.*s "
@@ -397,7 +410,9 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 		answer_error(&a, 404, "no such path: %.*s", PATH_SHOWN_MAX, path);
 	}
 
-	send_answer(req, &a, allow[0] ? allow : NULL, strcmp(method, "HEAD") == 0);
+	out = send_answer(req, &a, allow[0] ? allow : NULL,
+			  strcmp(method, "HEAD") == 0, log.id);
+	reqlog_end(&log, (int)e->slot.index, method, &a, out);
 	answer_free(&a);
 	return after;
 }
