@@ -31,6 +31,7 @@
 
 #include "http.h"
 #include "judge.h"
+#include "metrics.h"
 #include "reqlog.h"
 
 typedef enum http_after handler_fn(struct engine *e, const char *body,
@@ -44,7 +45,8 @@ struct route {
 	bool (*enabled)(const struct gaol_config *cfg);  /* NULL: always */
 };
 
-static handler_fn handle_health, handle_run, handle_evaluate, handle_shutdown;
+static handler_fn handle_health, handle_run, handle_evaluate, handle_shutdown,
+	handle_metrics;
 
 static bool shutdown_allowed(const struct gaol_config *cfg)
 {
@@ -57,7 +59,11 @@ static const struct route routes[] = {
 	{ "/run",      "POST", true,  handle_run,      NULL },
 	{ "/evaluate", "POST", true,  handle_evaluate, NULL },
 	{ "/shutdown", "POST", false, handle_shutdown, shutdown_allowed },
+	{ "/metrics",  "GET",  false, handle_metrics,  NULL },
 };
+
+/* Prometheus' text exposition format. */
+static const char metrics_type[] = "text/plain; version=0.0.4; charset=utf-8";
 
 static const struct {
 	int status;
@@ -281,6 +287,15 @@ static enum http_after handle_evaluate(struct engine *e, const char *body,
 	return HTTP_AFTER_NOTHING;
 }
 
+static enum http_after handle_metrics(struct engine *e, const char *body,
+				      size_t len, struct answer *a)
+{
+	(void)body;
+	(void)len;
+	metrics_render(e, a);
+	return HTTP_AFTER_NOTHING;
+}
+
 static enum http_after handle_shutdown(struct engine *e, const char *body,
 				       size_t len, struct answer *a)
 {
@@ -312,7 +327,8 @@ static void put(FCGX_Request *req, const char *data, size_t len)
 
 /* Returns the bytes sent (headers and body). */
 static size_t send_answer(FCGX_Request *req, const struct answer *a,
-			  const char *allow, bool head, const char *request_id)
+			  const char *allow, bool head, const char *request_id,
+			  const char *type)
 {
 	const char *body = a->body ? a->body : last_resort;
 	size_t len = a->body ? a->len : sizeof last_resort - 1;
@@ -322,13 +338,14 @@ static size_t send_answer(FCGX_Request *req, const struct answer *a,
 
 	n = snprintf(hdr, sizeof hdr,
 		     "Status: %d %s\r\n"
-		     "Content-Type: application/json\r\n"
+		     "Content-Type: %s\r\n"
 		     "Content-Length: %zu\r\n"
 		     "Cache-Control: no-store\r\n"
 		     "X-Request-Id: %s\r\n"
 		     "%s%s%s"
 		     "\r\n",
-		     status, http_reason(status), len, request_id,
+		     status, http_reason(status), a->body && a->status == 200 && type ?
+		     type : "application/json", len, request_id,
 		     allow ? "Allow: " : "", allow ? allow : "",
 		     allow ? "\r\n" : "");
 	put(req, hdr, (size_t)n);
@@ -372,7 +389,7 @@ void http_refuse_stopping(FCGX_Request *req)
 
 	reqlog_begin(&log, req);
 	answer_error(&a, 503, "shutting down");
-	out = send_answer(req, &a, NULL, strcmp(method, "HEAD") == 0, log.id);
+	out = send_answer(req, &a, NULL, strcmp(method, "HEAD") == 0, log.id, NULL);
 	reqlog_end(&log, -1, method, &a, out);
 	answer_free(&a);
 }
@@ -399,8 +416,11 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 
 		allow[0] = '\0';
 		log.route = r->path;
+		/* A slot is busy while it runs a request's sandboxes. */
+		metrics_slot_busy(e->slot.index, r->takes_body);
 		if (!r->takes_body || read_body(&e->cfg, req, &body, &len, &a) == 0)
 			after = r->handle(e, body, len, &a);
+		metrics_slot_busy(e->slot.index, false);
 		reqlog_body(&log, body, len);
 		free(body);
 	} else if (allow[0]) {
@@ -411,7 +431,8 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 	}
 
 	out = send_answer(req, &a, allow[0] ? allow : NULL,
-			  strcmp(method, "HEAD") == 0, log.id);
+			  strcmp(method, "HEAD") == 0, log.id,
+			  r && r->handle == handle_metrics ? metrics_type : NULL);
 	reqlog_end(&log, (int)e->slot.index, method, &a, out);
 	answer_free(&a);
 	return after;

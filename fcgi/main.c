@@ -30,6 +30,7 @@
 #include "config.h"
 #include "engine.h"
 #include "master.h"
+#include "metrics.h"
 #include "version.h"
 
 #define LISTEN_BACKLOG 128
@@ -239,6 +240,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/* Before the fork: the workers share the counters. */
+	if (metrics_init(&e) < 0)
+		fprintf(stderr, "gaol-fcgi: metrics: mmap: %s (GET /metrics "
+			"will answer 500)\n", strerror(errno));
 	fprintf(stderr, "gaol-fcgi: starting %u workers (cgroup %s)\n",
 		e.cfg.concurrency, cg_version);
 	status = master_run(&e, fd);   /* closes fd */

@@ -48,6 +48,7 @@
 #include "http.h"
 #include "engine.h"
 #include "master.h"
+#include "metrics.h"
 #include "worker.h"
 
 #define HEALTHY_LIFE_MS  10000
@@ -194,6 +195,9 @@ static void reap(struct pool *p)
 		}
 		if (p->stopping)
 			continue;
+		/* A worker that died in a request left its slot marked busy. */
+		metrics_slot_busy(i, false);
+		metrics_worker_restart();   /* it is started again below */
 
 		if (now - w->started_ms < HEALTHY_LIFE_MS) {
 			if (w->short_lives < 16)

@@ -14,6 +14,7 @@
 
 #include <json.h>
 
+#include "metrics.h"
 #include "reqlog.h"
 
 #define LINE_MAX_BYTES 4000   /* under PIPE_BUF (4096): one atomic write */
@@ -118,7 +119,8 @@ static void add_int(struct json_object *line, const char *key, struct json_objec
 }
 
 /* POST /run: how the program ended, as the answer says. */
-static void run_outcome(struct json_object *line, struct json_object *ans)
+static void run_outcome(struct json_object *line, struct json_object *ans,
+			const char *language)
 {
 	struct json_object *v;
 	const char *outcome = "exit";
@@ -134,11 +136,15 @@ static void run_outcome(struct json_object *line, struct json_object *ans)
 	add_int(line, "wall_ms", ans, "wall_ms");
 	add_int(line, "cpu_ms", ans, "cpu_ms");
 	add_int(line, "memory_peak_kb", ans, "memory_peak_kb");
+	metrics_run(language, outcome,
+		    json_object_object_get_ex(ans, "wall_ms", &v) ? json_object_get_int64(v) : -1,
+		    json_object_object_get_ex(ans, "cpu_ms", &v) ? json_object_get_int64(v) : -1);
 }
 
 /* POST /evaluate: the first verdict that is not OK (CE when the build
  * failed), each verdict's count, and the runs' summed times and peak. */
-static void evaluate_outcome(struct json_object *line, struct json_object *ans)
+static void evaluate_outcome(struct json_object *line, struct json_object *ans,
+			     const char *language)
 {
 	struct json_object *compile, *results, *v, *counts = json_object_new_object();
 	const char *verdict = "OK";
@@ -147,17 +153,22 @@ static void evaluate_outcome(struct json_object *line, struct json_object *ans)
 	if (json_object_object_get_ex(ans, "compile", &compile)) {
 		if (json_object_object_get_ex(compile, "ok", &v) && !json_object_get_boolean(v))
 			verdict = "CE";
-		if (json_object_object_get_ex(compile, "cached", &v))
+		if (json_object_object_get_ex(compile, "cached", &v)) {
 			json_object_object_add(line, "compile_cached",
 					       json_object_new_boolean(json_object_get_boolean(v)));
+			metrics_compile(json_object_get_boolean(v));
+		}
 	}
 	if (json_object_object_get_ex(ans, "results", &results) &&
 	    json_object_is_type(results, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(results); i++) {
-			struct json_object *r = json_object_array_get_idx(results, i), *n;
+			struct json_object *r = json_object_array_get_idx(results, i), *n, *w, *c;
 			const char *ver = string_field(r, "verdict");
 			if (!ver)
 				continue;
+			metrics_run(language, ver,
+				    json_object_object_get_ex(r, "wall_ms", &w) ? json_object_get_int64(w) : -1,
+				    json_object_object_get_ex(r, "cpu_ms", &c) ? json_object_get_int64(c) : -1);
 			if (strcmp(verdict, "OK") == 0 && strcmp(ver, "OK") != 0)
 				verdict = ver;
 			n = json_object_object_get(counts, ver);
@@ -194,13 +205,17 @@ static void add_answer(struct json_object *line, const struct reqlog *l,
 		json_object_put(ans);
 		return;
 	}
-	if ((err = string_field(ans, "error")))
+	if ((err = string_field(ans, "error"))) {
 		json_object_object_add(line, "error", json_object_new_string_len(
 					       err, (int)strnlen(err, 300)));
-	else if (a->status == 200 && l->route && strcmp(l->route, "/run") == 0)
-		run_outcome(line, ans);
-	else if (a->status == 200 && l->route && strcmp(l->route, "/evaluate") == 0)
-		evaluate_outcome(line, ans);
+		/* engine.c's words for a sandbox that could not be built. */
+		if (a->status == 500 && strncmp(err, "sandbox:", 8) == 0)
+			metrics_sandbox_failure();
+	} else if (a->status == 200 && l->route && strcmp(l->route, "/run") == 0) {
+		run_outcome(line, ans, l->language);
+	} else if (a->status == 200 && l->route && strcmp(l->route, "/evaluate") == 0) {
+		evaluate_outcome(line, ans, l->language);
+	}
 	json_object_put(ans);
 }
 
@@ -237,7 +252,9 @@ void reqlog_end(const struct reqlog *l, int slot, const char *method,
 	json_object_object_add(line, "bytes_out", json_object_new_int64((int64_t)bytes_out));
 	json_object_object_add(line, "request_ms", json_object_new_int64(
 				       (int64_t)(ms_between(&l->started, &now) + 0.5)));
-	add_answer(line, l, a);
+	metrics_request(l->route, a->body ? a->status : 500);
+	if (l->route && strcmp(l->route, "/metrics") != 0)
+		add_answer(line, l, a);
 
 	text = json_object_to_json_string_ext(line, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	n = strlen(text);

@@ -159,6 +159,10 @@ if [ "${1:-}" = --inside ]; then
 		assert [t["verdict"] for t in r["results"]] == ["OK", "WA"], r
 		EOF
 		ok "$unit: POST /evaluate (python) through nginx: OK then WA"
+		metrics=$(curl -sS "$URL/metrics")
+		grep -q '^gaol_runs_total{language="python",outcome="OK"} 1$' <<<"$metrics" ||
+			fail "$unit: /metrics: $metrics"
+		ok "$unit: GET /metrics through nginx counts the runs"
 
 		# Stop as systemd would (KillMode=mixed: SIGTERM to the main
 		# process), then nginx as its unit's ExecStop does.
