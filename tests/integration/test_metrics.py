@@ -125,3 +125,31 @@ def test_metrics_only_to_allowed_addresses(stack):
     assert resp.status == 403, body
     assert json.loads(body) == {"error": "forbidden"}
     assert stack.get("/metrics").status == 200
+
+
+def test_sandbox_build_failures_are_counted(make_stack):
+    """A worker without file descriptors to spare cannot build a sandbox: each
+    such request is a 500 "sandbox: <step> errno=N", and each one counts."""
+    import resource
+    s = make_stack("metrics-fds")
+    before = scrape(s)
+    workers = s.fcgi_workers()
+    limits = {w: resource.prlimit(w, resource.RLIMIT_NOFILE) for w in workers}
+    statuses = []
+    try:
+        for w in workers:
+            open_now = len(os.listdir("/proc/%d/fd" % w))
+            resource.prlimit(w, resource.RLIMIT_NOFILE, (open_now + 1, limits[w][1]))
+        for _ in range(2 * len(workers)):
+            r = s.run({"lang_slug": "python", "solution_text": gh.py_source("result = 1")})
+            sandbox = r.status == 500 and r.json()["error"].startswith("sandbox:")
+            statuses.append((r.status, sandbox))
+    finally:
+        for w, lim in limits.items():
+            resource.prlimit(w, resource.RLIMIT_NOFILE, lim)
+    failures = sum(1 for _, sandbox in statuses if sandbox)
+    assert failures >= 1, statuses
+    after = scrape(s)
+    assert delta(before, after, "gaol_sandbox_build_failures_total") == failures, statuses
+    assert delta(before, after, "gaol_requests_total", route="/run", status="500") == \
+        sum(1 for st, _ in statuses if st == 500), statuses
