@@ -330,6 +330,7 @@ deb: deps-package
 test-package: deps-package
 	$(call apt_missing,$(DEPS_RUN) curl python3 man-db)
 	$(MAKE) deb
+	tests/package/deps_check.sh
 	tests/package/install_layout.sh $$(ls $(BUILD)/gaol_*.deb)
 	tests/package/installed.sh $$(ls $(BUILD)/gaol_*.deb)
 
