@@ -49,6 +49,20 @@ class Response:
                                         "..." if len(self.body) > 600 else "")
 
 
+# The stack listening on each port, so that request() can note each answer
+# gaol-fcgi gave (test_zz_request_log.py: each one left one log line).
+_STACK_ON_PORT = {}
+
+
+def _note_answer(port, method, path, resp):
+    """An answer of gaol-fcgi's own (its Cache-Control: no-store; nginx's
+    error pages have none) and its X-Request-Id, on the stack's list."""
+    s = _STACK_ON_PORT.get(port)
+    rid = resp.headers.get("x-request-id")
+    if s is not None and rid and resp.headers.get("cache-control") == "no-store":
+        s.answered.append((rid, method, path, resp.status))
+
+
 def request(port, method, path, body=None, headers=None, timeout=60.0):
     """One HTTP/1.1 request on a fresh connection to 127.0.0.1:port.
 
@@ -82,7 +96,9 @@ def request(port, method, path, body=None, headers=None, timeout=60.0):
         resp = conn.getresponse()
         data = resp.read()
         hdr = {k.lower(): v for k, v in resp.getheaders()}
-        return Response(resp.status, hdr, data, time.monotonic() - t0)
+        r = Response(resp.status, hdr, data, time.monotonic() - t0)
+        _note_answer(port, method, path, r)
+        return r
     finally:
         conn.close()
 
@@ -357,6 +373,8 @@ class Stack:
 
     def start(self, wait=True):
         self.log = open(self.log_path, "wb")
+        self.answered = []          # (request id, method, path, status)
+        _STACK_ON_PORT[self.port] = self
         self.proc = subprocess.Popen(
             [os.path.join(REPO, "nginx", "stack.sh")], cwd=REPO, env=self.env,
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
