@@ -16,6 +16,7 @@
 
 #include "engine.h"
 #include "judge.h"
+#include "uidlock.h"
 
 static void usage(void)
 {
@@ -138,13 +139,19 @@ int main(int argc, char **argv)
 		slot = probe.concurrency;
 		config_free(&probe);
 	}
-	if (engine_init(&e, (unsigned)slot, err, sizeof(err)) < 0) {
+	/* The slot's UID is ours alone while we run in it (uidlock.h). */
+	struct uid_locks uid = { 0 };
+	if (engine_load(&e, err, sizeof(err)) < 0 ||
+	    uidlock_take(&uid, e.cfg.instance, e.cfg.uid_base + (uid_t)slot, 1,
+			 err, sizeof(err)) < 0 ||
+	    engine_take_slot(&e, (unsigned)slot, err, sizeof(err)) < 0) {
 		fprintf(stderr, "gaol-run: %s\n", err);
 		return 2;
 	}
 	if (check) {
 		int missing = engine_selfcheck(&e, stdout);
 		engine_free(&e);
+		uidlock_release(&uid);
 		return missing ? 1 : 0;
 	}
 	size_t len = 0;
@@ -189,5 +196,6 @@ int main(int argc, char **argv)
 	answer_free(&a);
 	free(body);
 	engine_free(&e);
+	uidlock_release(&uid);
 	return rc;
 }

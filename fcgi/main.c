@@ -30,6 +30,7 @@
 #include "config.h"
 #include "engine.h"
 #include "master.h"
+#include "uidlock.h"
 
 #define LISTEN_BACKLOG 128
 
@@ -161,6 +162,43 @@ static int selfcheck(struct engine *e, unsigned slot, FILE *out)
 	return missing ? 1 : 0;
 }
 
+/* Our UIDs, before any slot is taken: taking one kills what runs in it.
+ * --check uses the UID just past the pool's. */
+static int take_uids(const struct engine *e, bool check, struct uid_locks *uids)
+{
+	char err[512];
+
+	if (uidlock_take(uids, e->cfg.instance,
+			 e->cfg.uid_base + (check ? e->cfg.concurrency : 0),
+			 check ? 1 : e->cfg.concurrency, err, sizeof err) < 0) {
+		fprintf(stderr, "gaol-fcgi: refusing to start: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The socket to serve, ready for the workers, and libfcgi initialised
+ * (FCGX_Init reads FCGI_WEB_SERVER_ADDRS). */
+static int listening_socket(const char *path, const char *group)
+{
+	int fd = path ? socket_at_path(path, group) : socket_from_stdin();
+	int flags;
+
+	if (fd < 0)
+		return -1;
+	/* The workers wait in ppoll() and never block in accept(): see the
+	 * design comment of worker.c. */
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
+	    FCGX_Init() != 0) {
+		fprintf(stderr, "gaol-fcgi: preparing the socket: %s\n",
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -172,9 +210,10 @@ int main(int argc, char **argv)
 	};
 	const char *socket_path = NULL, *socket_group = NULL;
 	struct engine e;
+	struct uid_locks uids = { 0 };
 	bool check = false;
 	char err[512], cg_version[8];
-	int opt, fd, status, flags;
+	int opt, fd, status;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (opt) {
@@ -202,10 +241,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (take_uids(&e, check, &uids) < 0) {
+		engine_free(&e);
+		return 1;
+	}
 	if (check) {
 		/* The host report, in a slot no worker of a running pool uses. */
 		status = selfcheck(&e, e.cfg.concurrency, stdout);
 		engine_free(&e);
+		uidlock_release(&uids);
 		return status;
 	}
 	engine_sweep(&e);
@@ -213,23 +257,14 @@ int main(int argc, char **argv)
 	 * it, before a socket is served. */
 	if (selfcheck(&e, 0, NULL) != 0) {
 		engine_free(&e);
+		uidlock_release(&uids);
 		return 1;
 	}
 
-	fd = socket_path ? socket_at_path(socket_path, socket_group)
-			 : socket_from_stdin();
+	fd = listening_socket(socket_path, socket_group);
 	if (fd < 0) {
 		engine_free(&e);
-		return 1;
-	}
-	/* The workers wait in ppoll() and never block in accept(): see the
-	 * design comment of worker.c. */
-	flags = fcntl(fd, F_GETFL);
-	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
-	    FCGX_Init() != 0) {
-		fprintf(stderr, "gaol-fcgi: preparing the socket: %s\n",
-			strerror(errno));
-		engine_free(&e);
+		uidlock_release(&uids);
 		return 1;
 	}
 
@@ -240,5 +275,6 @@ int main(int argc, char **argv)
 	if (socket_path)
 		unlink(socket_path);
 	engine_free(&e);
+	uidlock_release(&uids);
 	return status;
 }
