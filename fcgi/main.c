@@ -10,6 +10,8 @@
  * - fd 0, as spawn-fcgi and systemd's StandardInput=socket hand it over;
  * - --socket PATH: gaol-fcgi binds a unix socket itself (mode 0660, group
  *   --socket-group if given) and removes it when it stops.
+ * fd 0 may be a TCP socket (spawn-fcgi -a/-p, systemd ListenStream=ADDR:PORT)
+ * for front ends on other hosts: see check_front_ends.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -177,6 +180,68 @@ static int take_uids(const struct engine *e, bool check, struct uid_locks *uids)
 	return 0;
 }
 
+/*
+ * FastCGI carries no authentication: on a TCP socket anyone who reaches the
+ * port may run programs.  libfcgi (2.4.2, os_unix.c) reads
+ * FCGI_WEB_SERVER_ADDRS once, in FCGX_Init, and in OS_Accept closes an
+ * accepted connection at once unless its peer's address equals, by
+ * inet_addr(), one of the list's comma-separated entries.  It checks only
+ * AF_INET peers: unix and IPv6 (IPv4-mapped included) connections pass
+ * unchecked, an entry it cannot parse silently matches nobody, and an unset
+ * or empty list lets everyone in.  So on TCP we insist on what it can
+ * enforce: an IPv4 socket and a list of plain dotted quads.
+ */
+static int check_front_ends(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	const char *list = getenv("FCGI_WEB_SERVER_ADDRS");
+	char entry[64];
+	struct in_addr a;
+	size_t n;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+		fprintf(stderr, "gaol-fcgi: getsockname: %s\n", strerror(errno));
+		return -1;
+	}
+	if (ss.ss_family == AF_UNIX)
+		return 0;
+	if (ss.ss_family != AF_INET) {
+		fprintf(stderr, "gaol-fcgi: refusing to start: the socket is not "
+			"IPv4 (family %d), and libfcgi checks FCGI_WEB_SERVER_ADDRS "
+			"for IPv4 peers only: listen on an IPv4 address (spawn-fcgi "
+			"-a 10.0.0.5, ListenStream=10.0.0.5:9000)\n", ss.ss_family);
+		return -1;
+	}
+	if (!list || !*list) {
+		fprintf(stderr, "gaol-fcgi: refusing to start: a TCP socket needs "
+			"FCGI_WEB_SERVER_ADDRS, the IPv4 addresses of the front ends "
+			"that may connect (FastCGI has no authentication)\n");
+		return -1;
+	}
+	for (const char *p = list;; p += n + 1) {
+		bool ok;
+
+		n = strcspn(p, ",");
+		ok = n < sizeof entry;
+
+		if (ok) {
+			memcpy(entry, p, n);
+			entry[n] = 0;
+			ok = inet_pton(AF_INET, entry, &a) == 1;
+		}
+		if (!ok) {
+			fprintf(stderr, "gaol-fcgi: refusing to start: "
+				"FCGI_WEB_SERVER_ADDRS=\"%s\": \"%.*s\" is not an "
+				"IPv4 address (a.b.c.d, comma separated, no blanks)\n",
+				list, (int)n, p);
+			return -1;
+		}
+		if (!p[n])
+			return 0;
+	}
+}
+
 /* The socket to serve, ready for the workers, and libfcgi initialised
  * (FCGX_Init reads FCGI_WEB_SERVER_ADDRS). */
 static int listening_socket(const char *path, const char *group)
@@ -186,6 +251,10 @@ static int listening_socket(const char *path, const char *group)
 
 	if (fd < 0)
 		return -1;
+	if (check_front_ends(fd) < 0) {
+		close(fd);
+		return -1;
+	}
 	/* The workers wait in ppoll() and never block in accept(): see the
 	 * design comment of worker.c. */
 	flags = fcntl(fd, F_GETFL);
