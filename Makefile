@@ -71,7 +71,7 @@ DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
 .PHONY: all deps-check version FORCE deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
         man-lint isolation bench install install-files deb deps-package test-package clean prepare san-reset san-check fuzz fuzz-smoke \
-        fuzz-build fuzz-merge soak mini-soak
+        fuzz-build fuzz-merge soak mini-soak test-cluster
 all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run prepare
 
 # Heavy per-language work done once, into the read-only language directories:
@@ -209,6 +209,14 @@ soak: deps-test
 	BUILD=$(BUILD) SOAK_SECONDS=$(SOAK_SECONDS) /usr/bin/python3 tests/soak/soak.py
 mini-soak:
 	BUILD=$(BUILD) /usr/bin/python3 tests/soak/soak.py --seconds 20 --no-rss
+
+# Three gaol hosts as network namespaces behind nginx fronts (FastCGI over
+# TCP), a bounded load, a host's master SIGKILLed and a host's link cut
+# (tests/cluster).  Figures in $(BUILD)/cluster-figures.json.  Root; about
+# two minutes.
+test-cluster: deps-test
+	$(MAKE) all
+	BUILD=$(BUILD) $(PYTEST) -s tests/cluster
 
 bench: deps-bench
 	$(MAKE) all

@@ -35,8 +35,6 @@
 
 #include "cgroup.h"
 
-#define SLOT_PARENT "gaol"
-
 static const char *const v1_controllers[CG_MAX_CONTROLLERS] = {
 	[CG_MEMORY] = "memory", [CG_PIDS] = "pids", [CG_CPU] = "cpu",
 	[CG_CPUACCT] = "cpuacct",
@@ -236,13 +234,14 @@ fail:
 	return -1;
 }
 
-/* Creates <base>/gaol/<slot_name> for the given controllers with libcgroup and
- * opens its directory. */
+/* Creates <base>/<slot_name> for the given controllers with libcgroup and
+ * opens its directory.  slot_name is <instance>/<slot> (GAOL_INSTANCE), so
+ * the instances on one machine each have a parent of their own. */
 static int create(const char *controller, const char *base, const char *slot_name,
 		  char *path, size_t plen, char *err, size_t errlen)
 {
 	char name[512];
-	snprintf(name, sizeof(name), "%s%s" SLOT_PARENT "/%s", base,
+	snprintf(name, sizeof(name), "%s%s%s", base,
 		 *base ? "/" : "", slot_name);
 	struct cgroup *cg = cgroup_new_cgroup(name);
 	if (!cg) {
@@ -349,7 +348,7 @@ int cgroup_slot_setup(struct slot_cgroup *cg, const char *slot_name, char *err,
 			return -1;
 		}
 		const char *mp = cg->path[i] + strlen(cg->path[i]);
-		/* path is <mount point>/<own>/gaol/<slot>: the hierarchy's name is
+		/* path is <mount point>/<own>/<instance>/<slot>: the hierarchy's name is
 		 * the mount point's last component. */
 		char mpath[512];
 		if (mount_point(v1_controllers[i], mpath, sizeof(mpath)) == 0)

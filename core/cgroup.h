@@ -47,7 +47,7 @@ struct cgroup_usage {
  * Writes "v1" or "v2" into version. */
 int cgroup_service_prepare(char *version, size_t vlen, char *err, size_t errlen);
 /* Creates (or takes over, killing what a predecessor left in it) the cgroup
- * gaol/<name> under the service's own. */
+ * <name> under the service's own; name is "<instance>/<slot>". */
 int cgroup_slot_setup(struct slot_cgroup *cg, const char *name, char *err,
 		      size_t errlen);
 int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,

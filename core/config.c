@@ -303,13 +303,39 @@ get_langs_dir(struct gaol_config *cfg, char *err, size_t errlen)
 		    langs_dir_fallbacks[0], langs_dir_fallbacks[1]);
 }
 
+/* GAOL_INSTANCE names one gaol among several on a machine: its slots'
+ * cgroup parent and its default state directory, so it is one path
+ * component (letters, digits, '-', '_'; no leading '-' or '.'). */
+static int
+get_instance(struct gaol_config *cfg, char *err, size_t errlen)
+{
+	const char *v = env("GAOL_INSTANCE");
+	size_t i, len;
+
+	if (v == NULL)
+		v = "gaol";
+	len = strlen(v);
+	for (i = 0; i < len; i++)
+		if (!isascii((unsigned char)v[i]) ||
+		    !(isalnum((unsigned char)v[i]) || v[i] == '-' || v[i] == '_'))
+			break;
+	if (i < len || len > GAOL_INSTANCE_MAX || v[0] == '-')
+		return fail(err, errlen, "GAOL_INSTANCE=\"%s\": not a name of 1 "
+			    "to %d letters, digits, '-' or '_' (not starting "
+			    "with '-')", v, GAOL_INSTANCE_MAX);
+	strcpy(cfg->instance, v);
+	return 0;
+}
+
 static int
 get_state_dir(struct gaol_config *cfg, char *err, size_t errlen)
 {
 	const char *v = env("GAOL_STATE_DIR");
+	char def[sizeof("/run/") + GAOL_INSTANCE_MAX];
 
+	snprintf(def, sizeof(def), "/run/%s", cfg->instance);
 	if (v == NULL)
-		v = "/run/gaol";
+		v = def;
 	if (v[0] != '/')
 		return fail(err, errlen, "GAOL_STATE_DIR=\"%s\": not an absolute "
 			    "path", v);
@@ -378,6 +404,7 @@ read_env(struct gaol_config *cfg, char *err, size_t errlen)
 		     err, errlen) == -1)
 		return -1;
 	if (get_langs_dir(cfg, err, errlen) == -1 ||
+	    get_instance(cfg, err, errlen) == -1 ||
 	    get_state_dir(cfg, err, errlen) == -1)
 		return -1;
 	return 0;

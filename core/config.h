@@ -15,6 +15,7 @@
 #define GAOL_ENV_ALLOW_MAX 32
 #define EVAL_PARALLEL_MAX 16
 #define GAOL_ROOT_EXTRA_MAX 16
+#define GAOL_INSTANCE_MAX 32
 
 struct gaol_config {
 	unsigned concurrency;           /* RUN_CONCURRENCY: slots, nginx limit_conn */
@@ -35,7 +36,8 @@ struct gaol_config {
 	unsigned eval_parallel;         /* RUN_EVAL_PARALLEL: test cases at once */
 	unsigned long long eval_cache_max; /* RUN_EVAL_CACHE_MAX: compile cache bytes */
 	char langs_dir[4096];           /* GAOL_LANGS_DIR (default: next to binary) */
-	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/gaol) */
+	char instance[GAOL_INSTANCE_MAX + 1]; /* GAOL_INSTANCE: cgroup parent, state dir */
+	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/<instance>) */
 };
 
 /* Reads the environment into *cfg.  On a bad value returns -1 and writes a

@@ -17,6 +17,7 @@
 #include "engine.h"
 #include "judge.h"
 #include "version.h"
+#include "uidlock.h"
 
 static void usage(void)
 {
@@ -100,6 +101,36 @@ static int number(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+/* The engine in slot (default: RUN_CONCURRENCY, the first slot beyond a
+ * running pool's), its UID ours alone while we run in it (uidlock.h). */
+static int open_engine(struct engine *e, long slot, struct uid_locks *uid)
+{
+	char err[1024];
+	struct gaol_config probe;
+
+	if (slot < 0) {
+		if (config_from_env(&probe, err, sizeof(err)) < 0) {
+			fprintf(stderr, "gaol-run: %s\n", err);
+			return -1;
+		}
+		slot = probe.concurrency;
+		config_free(&probe);
+	}
+	if (engine_load(e, err, sizeof(err)) < 0) {
+		fprintf(stderr, "gaol-run: %s\n", err);
+		return -1;
+	}
+	if (uidlock_take(uid, e->cfg.instance, e->cfg.uid_base + (uid_t)slot, 1,
+			 err, sizeof(err)) < 0 ||
+	    engine_take_slot(e, (unsigned)slot, err, sizeof(err)) < 0) {
+		fprintf(stderr, "gaol-run: %s\n", err);
+		engine_free(e);
+		uidlock_release(uid);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long slot = -1, repeat = 1, gap_ms = 0;
@@ -133,23 +164,13 @@ int main(int argc, char **argv)
 	}
 
 	struct engine e;
-	char err[1024];
-	struct gaol_config probe;
-	if (slot < 0) {
-		if (config_from_env(&probe, err, sizeof(err)) < 0) {
-			fprintf(stderr, "gaol-run: %s\n", err);
-			return 2;
-		}
-		slot = probe.concurrency;
-		config_free(&probe);
-	}
-	if (engine_init(&e, (unsigned)slot, err, sizeof(err)) < 0) {
-		fprintf(stderr, "gaol-run: %s\n", err);
+	struct uid_locks uid = { 0 };
+	if (open_engine(&e, slot, &uid) < 0)
 		return 2;
-	}
 	if (check) {
 		int missing = engine_selfcheck(&e, stdout);
 		engine_free(&e);
+		uidlock_release(&uid);
 		return missing ? 1 : 0;
 	}
 	size_t len = 0;
@@ -194,5 +215,6 @@ int main(int argc, char **argv)
 	answer_free(&a);
 	free(body);
 	engine_free(&e);
+	uidlock_release(&uid);
 	return rc;
 }

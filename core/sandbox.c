@@ -322,8 +322,8 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
 	slot->uid = cfg->uid_base + index;
 	slot->cfg = cfg;
 	/* A slot is named by its UID (and lane), in the state directory and
-	 * the cgroup tree alike: two services with different RUN_UID_BASE
-	 * never meet.  The lanes of one worker judge one request's test cases
+	 * the cgroup tree alike (under GAOL_INSTANCE's parent): two services
+	 * with different RUN_UID_BASE never meet.  The lanes of one worker judge one request's test cases
 	 * side by side: same UID, a cgroup each. */
 	char name[32];
 	if (lane)
@@ -336,7 +336,9 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, unsigned index,
 			 cfg->state_dir, errno);
 		return -1;
 	}
-	if (cgroup_slot_setup(&slot->cg, name, err, errlen) < 0)
+	char cg_name[sizeof(name) + sizeof(cfg->instance) + 1];
+	snprintf(cg_name, sizeof(cg_name), "%s/%s", cfg->instance, name);
+	if (cgroup_slot_setup(&slot->cg, cg_name, err, errlen) < 0)
 		return -1;
 	if (make_skeleton(slot, err, errlen) < 0)
 		return -1;

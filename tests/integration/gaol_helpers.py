@@ -625,9 +625,11 @@ def _fcgi_pair(name, value):
     return length(len(name)) + length(len(value)) + name + value
 
 
-def fcgi_request(sock_path, method, uri, body=b"", headers=None, timeout=60.0):
+def fcgi_request(sock_path, method, uri, body=b"", headers=None, timeout=60.0, source=None):
     """One request straight to gaol-fcgi's socket, past nginx, as nginx's
-    fastcgi_params would send it.  Returns a Response."""
+    fastcgi_params would send it.  sock_path is a unix socket's path or a
+    TCP (host, port); source is the TCP client's own address.  Returns a
+    Response (status 0 and no body when the server closed without one)."""
     params = {
         "REQUEST_METHOD": method, "REQUEST_URI": uri, "SCRIPT_NAME": uri.split("?")[0],
         "DOCUMENT_URI": uri.split("?")[0], "QUERY_STRING": "", "SERVER_PROTOCOL": "HTTP/1.1",
@@ -648,8 +650,11 @@ def fcgi_request(sock_path, method, uri, body=b"", headers=None, timeout=60.0):
     msg += (_fcgi_record(5, 1, body) if body else b"") + _fcgi_record(5, 1, b"")  # STDIN
     t0 = time.monotonic()
     out = b""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+    family = socket.AF_UNIX if isinstance(sock_path, str) else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
         s.settimeout(timeout)
+        if source:
+            s.bind((source, 0))
         s.connect(sock_path)
         try:
             s.sendall(msg)
@@ -674,6 +679,8 @@ def fcgi_request(sock_path, method, uri, body=b"", headers=None, timeout=60.0):
                 out += content
             elif rtype == 3:        # END_REQUEST
                 break
+    if not out:
+        return Response(0, {}, b"", time.monotonic() - t0)
     head, _, body_out = out.partition(b"\r\n\r\n")
     hdrs = {}
     status = 200

@@ -17,7 +17,7 @@ static const char *const variables[] = {
 	"DEBUG", "ALLOW_SHUTDOWN", "RUN_UID_BASE", "RUN_ENV_ALLOW",
 	"RUN_MEMORY_MAX", "RUN_SANDBOX_TMP_SIZE", "RUN_SANDBOX_MEM_MAX",
 	"GAOL_LANGS_DIR", "GAOL_STATE_DIR", "RUN_ROOT_EXTRA", "RUN_EVAL_PARALLEL",
-	"RUN_EVAL_CACHE_MAX",
+	"RUN_EVAL_CACHE_MAX", "GAOL_INSTANCE",
 };
 
 static struct gaol_config cfg;
@@ -91,6 +91,31 @@ START_TEST(config_defaults)
 	ck_assert_ptr_nonnull(realpath(langs, real));
 	ck_assert_str_eq(cfg.langs_dir, real);
 	ck_assert_str_eq(cfg.state_dir, "/run/gaol");
+	ck_assert_str_eq(cfg.instance, "gaol");
+}
+END_TEST
+
+START_TEST(config_instance_names_the_default_state_dir)
+{
+	setenv("GAOL_INSTANCE", "gaol-b_2", 1);
+	loads();
+	ck_assert_str_eq(cfg.instance, "gaol-b_2");
+	ck_assert_str_eq(cfg.state_dir, "/run/gaol-b_2");
+	setenv("GAOL_STATE_DIR", "/var/lib/elsewhere", 1);
+	loads();
+	ck_assert_str_eq(cfg.instance, "gaol-b_2");
+	ck_assert_str_eq(cfg.state_dir, "/var/lib/elsewhere");
+}
+END_TEST
+
+START_TEST(config_rejects_an_instance_that_is_not_one_name)
+{
+	refuses("GAOL_INSTANCE", "a/b");
+	refuses("GAOL_INSTANCE", "..");
+	refuses("GAOL_INSTANCE", ".hidden");
+	refuses("GAOL_INSTANCE", "-x");
+	refuses("GAOL_INSTANCE", "two words");
+	refuses("GAOL_INSTANCE", "abcdefghijklmnopqrstuvwxyz0123456");
 }
 END_TEST
 
@@ -470,6 +495,8 @@ config_suite(void)
 
 	tcase_add_checked_fixture(env, setup, teardown);
 	tcase_add_test(env, config_defaults);
+	tcase_add_test(env, config_instance_names_the_default_state_dir);
+	tcase_add_test(env, config_rejects_an_instance_that_is_not_one_name);
 	tcase_add_test(env, config_reads_every_variable);
 	tcase_add_test(env, config_empty_value_means_unset);
 	tcase_add_test(env, config_concurrency_from_1_to_256);
