@@ -666,3 +666,46 @@ def fcgi_request(sock_path, method, uri, body=b"", headers=None, timeout=60.0):
         elif k:
             hdrs[k.lower()] = v.strip()
     return Response(status, hdrs, body_out, time.monotonic() - t0)
+
+
+# ---------------------------------------------------------------- the host after an attack
+
+def slot_cgroup_procs(lo, hi):
+    """{slot cgroup dir: [pids]} of slot UIDs lo..hi-1 that hold a process."""
+    import glob
+    out = {}
+    for uid in range(lo, hi):
+        for pattern in ("/sys/fs/cgroup/*/**/gaol/uid%d" % uid, "/sys/fs/cgroup/**/gaol/uid%d" % uid):
+            for d in glob.glob(pattern, recursive=True):
+                pids = (_read(os.path.join(d, "cgroup.procs")) or "").split()
+                if pids:
+                    out[d] = [int(p) for p in pids]
+    return out
+
+
+def host_left_clean(stack, mounts_before):
+    """What a stopped stack left on the host: processes of its slot UIDs or
+    of the stack, processes in its slot cgroups, mounts that were not there
+    before.  [] when the host is as it was."""
+    lo, hi = stack.uid_base, stack.uid_base + stack.concurrency
+    problems = []
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and (processes_of_uids(lo, hi) or stack.processes()
+                                           or slot_cgroup_procs(lo, hi)):
+        time.sleep(0.1)
+    if processes_of_uids(lo, hi):
+        problems.append("processes of slot UIDs: %r" % processes_of_uids(lo, hi))
+    if stack.processes():
+        problems.append("processes of the stack: %r" % stack.processes())
+    if slot_cgroup_procs(lo, hi):
+        problems.append("processes in the slot cgroups: %r" % slot_cgroup_procs(lo, hi))
+    before = list(mounts_before)
+    added = []
+    for m in mountinfo():
+        if m in before:
+            before.remove(m)
+        else:
+            added.append(m)
+    if added:
+        problems.append("new mounts: %r" % added)
+    return problems

@@ -1,0 +1,62 @@
+"""Hostile tenants against the service itself (issue 11): no request may cost
+the host or the other tenants more than its share.  Each test makes the
+attack through the real stack, asserts it was stopped, then that the host is
+as it was (gh.host_left_clean after the stack's clean stop)."""
+
+import os
+import signal
+import statistics
+import threading
+import time
+
+import gaol_helpers as gh
+
+ALLOC_1200MB = "x = bytearray(1200 << 20)\nfor i in range(0, len(x), 4096):\n    x[i] = 1\nprint('allocated')\n"
+
+
+def evaluate(stack, code, **fields):
+    body = {"code": code, "language": "python",
+            "test_cases": [{"input": "", "expected_output": "allocated"}]}
+    body.update(fields)
+    return stack.post("/evaluate", body, timeout=120)
+
+
+def test_memory_and_time_above_the_operator_ceilings_are_refused(make_stack):
+    # Finding 3: memory_limit_mb 2048 on python (limit 512m) let a 1200 MB
+    # allocation pass.  The ceiling is the language's own limit unless the
+    # operator raises it (RUN_MEMORY_LIMIT_MAX); CPU time has one too
+    # (RUN_TIME_LIMIT_MAX); above either the request is refused, naming the
+    # field and the ceiling, and nothing runs.
+    mounts = gh.mountinfo()
+    s = make_stack("ceilings", env={"RUN_TIME_LIMIT_MAX": "5s"})
+    r = evaluate(s, ALLOC_1200MB, memory_limit_mb=2048)
+    gh.assert_json_error(r, 422)
+    err = r.json()["error"]
+    assert "memory_limit_mb" in err and "512" in err, err
+    r = evaluate(s, "print('allocated')", time_limit_ms=5001)
+    gh.assert_json_error(r, 422)
+    err = r.json()["error"]
+    assert "time_limit_ms" in err and "5000" in err, err
+    # At the ceilings a request runs, and the memory limit holds.
+    r = evaluate(s, ALLOC_1200MB, memory_limit_mb=512, time_limit_ms=5000)
+    assert r.status == 200, r
+    assert r.json()["results"][0]["verdict"] in ("MLE", "RE"), r.json()
+    # /run's timeout has its ceiling too (RUN_TIMEOUT_MAX, 60s here).
+    r = s.run({"lang_slug": "python", "solution_text": gh.py_source("result = 1"),
+               "timeout": "61s"})
+    gh.assert_json_error(r, 400)
+    err = r.json()["error"]
+    assert "timeout" in err and "1m" in err and "RUN_TIMEOUT_MAX" in err, err
+    assert not gh.processes_of_uids(s.uid_base, s.uid_base + s.concurrency)
+    s.stop_clean()
+    assert gh.host_left_clean(s, mounts) == []
+
+    # The operator raises the memory ceiling: 1024 passes, 2048 does not.
+    raised = make_stack("ceilings-raised", env={"RUN_MEMORY_LIMIT_MAX": "1g"})
+    r = evaluate(raised, "print('allocated')", memory_limit_mb=1024)
+    assert r.status == 200 and r.json()["results"][0]["verdict"] == "OK", r
+    r = evaluate(raised, ALLOC_1200MB, memory_limit_mb=2048)
+    gh.assert_json_error(r, 422)
+    assert "memory_limit_mb" in r.json()["error"] and "1024" in r.json()["error"], r.json()
+    raised.stop_clean()
+    assert gh.host_left_clean(raised, mounts) == []
