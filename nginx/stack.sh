@@ -11,6 +11,13 @@
 #   127.0.0.1:$PORT, waits until GET /health answers 200 and prints a ready
 #   line.  Each child runs in its own session, so a Ctrl-C reaches this script
 #   only and the stop below is the only one.
+# - Each child also ends with this script, however it ends (SIGKILL
+#   included): setpriv --pdeathsig asks the kernel to signal it when its
+#   parent dies, and that survives the exec into spawn-fcgi, gaol-fcgi and
+#   nginx.  gaol-fcgi gets SIGKILL (its workers and their sandboxes die with
+#   it: nobody is left to read what a run in progress answers), nginx SIGTERM
+#   (its fast stop).  The next start removes the socket left behind, and
+#   gaol-fcgi kills whatever is left in its slot cgroups.
 # - SIGINT/SIGTERM, or either child ending, stops both: gaol-fcgi first with
 #   SIGTERM (runs in progress finish, new requests get 503), then nginx with
 #   SIGQUIT (graceful).  A second signal hurries both.  The socket is removed.
@@ -72,6 +79,7 @@ check_host() {
 	[ -x "$BIN" ] || die "$BIN is not built (run \`make\`)"
 	command -v nginx >/dev/null || die "nginx is not installed (\`make deps\`)"
 	command -v spawn-fcgi >/dev/null || die "spawn-fcgi is not installed (\`make deps\`)"
+	command -v setpriv >/dev/null || die "setpriv (util-linux) is not installed (\`make deps\`)"
 	[ -r /etc/nginx/fastcgi_params ] || die "/etc/nginx/fastcgi_params is missing"
 	(( ${#SOCK} < 108 )) || die "socket path too long for a unix socket: $SOCK"
 	if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
@@ -195,7 +203,8 @@ start() {
 	# Ours included: nobody listens on it, or the port check would have
 	# failed (the socket is named by the port).
 	remove_stale_sockets
-	setsid spawn-fcgi -n -s "$SOCK" -M 0660 "${SPAWN_OWNER[@]}" -- "$BIN" &
+	setsid setpriv --pdeathsig KILL \
+		spawn-fcgi -n -s "$SOCK" -M 0660 "${SPAWN_OWNER[@]}" -- "$BIN" &
 	FCGI_PID=$!
 	for _ in $(seq 50); do
 		[ -S "$SOCK" ] && break
@@ -205,7 +214,8 @@ start() {
 	alive "$FCGI_PID" || fail "gaol-fcgi did not start (see above)"
 	[ -S "$SOCK" ] || fail "spawn-fcgi did not create $SOCK"
 
-	setsid nginx -e stderr -p "$NGX/" -c "$NGX/nginx.conf" -g 'daemon off;' &
+	setsid setpriv --pdeathsig TERM \
+		nginx -e stderr -p "$NGX/" -c "$NGX/nginx.conf" -g 'daemon off;' &
 	NGINX_PID=$!
 }
 

@@ -60,3 +60,54 @@ def test_memory_and_time_above_the_operator_ceilings_are_refused(make_stack):
     assert "memory_limit_mb" in r.json()["error"] and "1024" in r.json()["error"], r.json()
     raised.stop_clean()
     assert gh.host_left_clean(raised, mounts) == []
+
+
+SLEEPER = gh.py_source("import time\ntime.sleep(8)\nresult = 0")
+
+
+def test_stack_killed_with_sigkill_takes_nginx_gaol_fcgi_and_sandboxes_with_it(make_stack):
+    # Finding 11: `make run` killed with SIGKILL left nginx and gaol-fcgi
+    # running (each in a session of its own).  They end with it, and so do
+    # the sandboxes; the next start finds the socket and the cgroups clean.
+    mounts = gh.mountinfo()
+    s = make_stack("killed", concurrency=2)
+    sock = s.fcgi_socket()
+    def sleeper():
+        try:
+            s.py(SLEEPER, timeout="20s", http_timeout=30)
+        except OSError:
+            pass                # nginx went away with the stack: expected
+
+    t = threading.Thread(target=sleeper)
+    t.start()
+    lo, hi = s.uid_base, s.uid_base + s.concurrency
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not gh.processes_of_uids(lo, hi):
+        time.sleep(0.05)
+    assert gh.processes_of_uids(lo, hi), "the run never started"
+    assert {v[1] for v in s.processes().values()} >= {"nginx", "gaol-fcgi"}, s.processes()
+    os.kill(s.proc.pid, signal.SIGKILL)
+    s.proc.wait(5)
+    s.stopped = True
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and (s.processes() or gh.processes_of_uids(lo, hi)):
+        time.sleep(0.1)
+    left = s.processes()
+    payloads = gh.processes_of_uids(lo, hi)
+    t.join(30)
+    s.kill_all()
+    assert not left, "still running 5 s after stack.sh was killed: %r" % left
+    assert not payloads, "sandboxed programs still running: %r" % payloads
+
+    # The next start on the same port and slots: the stale socket is
+    # replaced, the slot cgroups hold nothing but its own idle sandboxes.
+    again = make_stack("killed-again", concurrency=2, uid_base=s.uid_base, start=False)
+    again.port = s.port
+    again.env["PORT"] = str(s.port)
+    again.start()
+    assert again.fcgi_socket() == sock
+    r = again.py(gh.py_source("result = 7"))
+    assert r.status == 200, r
+    again.stop_clean()
+    assert not os.path.exists(sock), "socket %s left after a clean stop" % sock
+    assert gh.host_left_clean(again, mounts) == []
