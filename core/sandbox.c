@@ -413,10 +413,24 @@ fail:
 	return -1;
 }
 
+/* Between runs, with nothing in the slot's cgroup: empty it of what the
+ * last run left charged (page cache), so that the next run's peak does not
+ * depend on it.  Best effort: a slot that could not be emptied still runs,
+ * with v1's older report. */
+static void settle(const struct slot *slot)
+{
+	if (cgroup_slot_settle(&slot->cg) < 0)
+		fprintf(stderr, "gaol: slot %u: cgroup memory.force_empty errno=%d\n",
+			slot->index, errno);
+}
+
 int slot_refresh(struct slot *slot, char *err, size_t errlen)
 {
 	if (!slot->ready || !slot->netns_used)
 		return 0;
+	/* A run (a judging lane's) ended since the last refresh. */
+	if (!slot->ahead)
+		settle(slot);
 	return make_netns(slot, err, errlen);
 }
 
@@ -1483,6 +1497,7 @@ int slot_prepare(struct slot *slot, char *err, size_t errlen)
 	reap_exiting(slot);
 	if (slot->ahead)
 		return 0;
+	settle(slot);       /* the last run's init is reaped: nothing is left */
 	if (slot_refresh(slot, err, errlen) < 0)
 		return -1;
 	struct plan *p = malloc(sizeof(*p));
