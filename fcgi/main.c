@@ -233,6 +233,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/* The master answers /health itself (master.c) and has no slot: what
+	 * it says of the cgroups is the pool's version. */
+	e.slot.cg.version = cg_version[1] - '0';
 	fprintf(stderr, "gaol-fcgi: starting %u workers (cgroup %s)\n",
 		e.cfg.concurrency, cg_version);
 	status = master_run(&e, fd);   /* closes fd */

@@ -48,6 +48,7 @@ settings() {
 	NGX=$BUILD/nginx/$PORT
 	RUN_DIR=$BUILD/run
 	SOCK=$RUN_DIR/gaol-$PORT.sock
+	HEALTH_SOCK=$RUN_DIR/gaol-$PORT-health.sock   # gaol-fcgi's master makes it
 	START_TIMEOUT=${GAOL_START_TIMEOUT:-120}   # seconds until /health answers
 	export GAOL_LANGS_DIR=${GAOL_LANGS_DIR:-$REPO/langs}
 
@@ -81,7 +82,7 @@ check_host() {
 	command -v spawn-fcgi >/dev/null || die "spawn-fcgi is not installed (\`make deps\`)"
 	command -v setpriv >/dev/null || die "setpriv (util-linux) is not installed (\`make deps\`)"
 	[ -r /etc/nginx/fastcgi_params ] || die "/etc/nginx/fastcgi_params is missing"
-	(( ${#SOCK} < 108 )) || die "socket path too long for a unix socket: $SOCK"
+	(( ${#HEALTH_SOCK} < 108 )) || die "socket path too long for a unix socket: $HEALTH_SOCK"
 	if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
 		die "port $PORT is taken: something already listens on 127.0.0.1:$PORT"
 	fi
@@ -114,9 +115,11 @@ render() {
 
 	P=$(sed_escape "$NGX")
 	S=$(sed_escape "$SOCK")
+	H=$(sed_escape "$HEALTH_SOCK")
 	sed -e "s|@PREFIX@|$P|g" -e "s|@PORT@|$PORT|g" -e "s|@USER@|$NGINX_USER_LINE|" \
 		"$REPO/nginx/nginx.conf.in" > "$NGX/nginx.conf" &&
 	sed -e "s|server unix:/run/gaol/gaol.sock;|server unix:$S;|" \
+		-e "s|server unix:/run/gaol/gaol-health.sock;|server unix:$H;|" \
 		-e "s|(over RUN_INPUT_MAX)|(over RUN_INPUT_MAX, $INPUT_MAX bytes)|" \
 		"$REPO/nginx/gaol-http.conf" > "$NGX/gaol-http.conf" &&
 	sed -e "s|limit_conn gaol_slots [0-9]*;|limit_conn gaol_slots $CONCURRENCY;|" \
@@ -130,6 +133,7 @@ render() {
 	# The snippets are the shipped ones: if they no longer have the lines
 	# rewritten above, say so rather than run with gaol's defaults.
 	grep -qF "server unix:$SOCK;" "$NGX/gaol-http.conf" &&
+	grep -qF "server unix:$HEALTH_SOCK;" "$NGX/gaol-http.conf" &&
 	grep -qF "limit_conn gaol_slots $CONCURRENCY;" "$NGX/gaol-locations.conf" &&
 	grep -qF "client_max_body_size $INPUT_MAX;" "$NGX/gaol-locations.conf" &&
 	grep -qF "client_body_buffer_size $INPUT_MAX;" "$NGX/gaol-locations.conf" &&
@@ -173,7 +177,7 @@ stop_all() {
 		fi
 	fi
 	wait 2>/dev/null
-	rm -f "$SOCK"
+	rm -f "$SOCK" "$HEALTH_SOCK"
 }
 
 fail() { say "$*"; stop_all; exit 1; }

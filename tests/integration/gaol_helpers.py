@@ -438,7 +438,8 @@ class Stack:
         """The pool's listening socket (stack.sh: $BUILD/run/gaol-$PORT.sock)."""
         self.remember_pids()
         for path in sorted(self.socket_paths()):
-            if path.endswith(".sock"):
+            # (not the master's own /health socket beside it)
+            if path.endswith(".sock") and not path.endswith("-health.sock"):
                 return path
         return os.path.join(BUILD_DIR, "run", "gaol-%d.sock" % self.port)
 

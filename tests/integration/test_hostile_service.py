@@ -65,6 +65,45 @@ def test_memory_and_time_above_the_operator_ceilings_are_refused(make_stack):
 SLEEPER = gh.py_source("import time\ntime.sleep(8)\nresult = 0")
 
 
+def test_health_answers_within_100ms_while_every_slot_is_busy(make_stack):
+    # Finding 9: /health went through the worker pool and stalled once every
+    # worker was busy.  The master answers it, on a socket of its own.
+    mounts = gh.mountinfo()
+    s = make_stack("busy-health", concurrency=2)
+    s.get("/health")                      # nginx and the pool warmed up
+    answers = []
+
+    def sleeper():
+        answers.append(s.py(SLEEPER, timeout="20s"))
+
+    threads = [threading.Thread(target=sleeper) for _ in range(s.concurrency)]
+    for t in threads:
+        t.start()
+    lo, hi = s.uid_base, s.uid_base + s.concurrency
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if len({v[2] for v in gh.processes_of_uids(lo, hi).values()}) == s.concurrency:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the slots never all got busy: %r" % gh.processes_of_uids(lo, hi))
+    times = []
+    for _ in range(7):
+        r = s.get("/health", timeout=15)
+        assert r.status == 200, r
+        assert r.json()["ok"] is True and r.json()["slots"] == s.concurrency, r.json()
+        times.append(r.elapsed)
+    busy = len({v[2] for v in gh.processes_of_uids(lo, hi).values()})
+    for t in threads:
+        t.join(60)
+    assert statistics.median(times) < 0.1 and max(times) < 0.5, \
+        "/health with every slot busy took %r s" % ["%.3f" % t for t in times]
+    assert busy == s.concurrency, "a slot freed up while /health was measured"
+    assert [a.status for a in answers] == [200] * s.concurrency, answers
+    s.stop_clean()
+    assert gh.host_left_clean(s, mounts) == []
+
+
 def test_stack_killed_with_sigkill_takes_nginx_gaol_fcgi_and_sandboxes_with_it(make_stack):
     # Finding 11: `make run` killed with SIGKILL left nginx and gaol-fcgi
     # running (each in a session of its own).  They end with it, and so do
