@@ -285,6 +285,29 @@ static void kill_workers(struct pool *p)
 			kill(p->slots[i].pid, SIGKILL);
 }
 
+/* Waits up to next ms (-1: until something happens) for a signal, a
+ * /health request or, while stopping, a request to refuse; answers those. */
+static void wait_and_answer(struct pool *p, long long next)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = p->stopping ? p->listen_fd : -1, .events = POLLIN }, /* -1: not polled */
+		{ .fd = p->health_fd, .events = POLLIN },
+	};
+	struct timespec ts = { .tv_sec = next / 1000,
+			       .tv_nsec = (next % 1000) * 1000000 };
+
+	if (ppoll(pfd, 2, next < 0 ? NULL : &ts, &p->usual) < 0 &&
+	    errno != EINTR) {
+		fprintf(stderr, "gaol-fcgi: master: ppoll: %s\n", strerror(errno));
+		p->status = 1;
+		begin_stop(p);
+	}
+	if (pfd[0].revents & POLLIN)
+		refuse_queued(p);
+	if (pfd[1].revents & POLLIN)
+		answer_health(p);
+}
+
 int master_run(struct engine *e, int listen_fd)
 {
 	unsigned n_slots = e->cfg.concurrency;
@@ -334,11 +357,6 @@ int master_run(struct engine *e, int listen_fd)
 		return 1;
 	}
 	for (;;) {
-		struct pollfd pfd[2] = { { .events = POLLIN },
-					 { .fd = p.health_fd, .events = POLLIN } };
-		long long next;
-		struct timespec ts;
-
 		reap(&p);
 		if (stop_requests > 0 && !p.stopping) {
 			fprintf(stderr, "gaol-fcgi: stopping: runs in progress "
@@ -353,22 +371,7 @@ int master_run(struct engine *e, int listen_fd)
 		}
 		if (p.stopping && workers_alive(&p) == 0)
 			break;
-
-		next = start_due_workers(&p);
-		ts.tv_sec = next / 1000;
-		ts.tv_nsec = (next % 1000) * 1000000;
-		pfd[0].fd = p.stopping ? p.listen_fd : -1;   /* -1: not polled */
-		if (ppoll(pfd, 2, next < 0 ? NULL : &ts, &p.usual) < 0 &&
-		    errno != EINTR) {
-			fprintf(stderr, "gaol-fcgi: master: ppoll: %s\n",
-				strerror(errno));
-			p.status = 1;
-			begin_stop(&p);
-		}
-		if (pfd[0].revents & POLLIN)
-			refuse_queued(&p);
-		if (pfd[1].revents & POLLIN)
-			answer_health(&p);
+		wait_and_answer(&p, start_due_workers(&p));
 	}
 
 	refuse_queued(&p);

@@ -671,23 +671,41 @@ def fcgi_request(sock_path, method, uri, body=b"", headers=None, timeout=60.0):
 
 # ---------------------------------------------------------------- the host after an attack
 
+def _memory_cgroup(pid):
+    """The memory cgroup path of pid (v1's memory line, else v2's)."""
+    v2 = None
+    for line in (_read("/proc/%s/cgroup" % pid) or "").splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            return path
+        if controllers == "":
+            v2 = path
+    return v2
+
+
 def slot_cgroup_procs(lo, hi):
-    """{slot cgroup dir: [pids]} of slot UIDs lo..hi-1 that hold a process."""
+    """{slot cgroup dir: [pids]} of slot UIDs lo..hi-1 that hold a process
+    of ours: one in this process's memory cgroup or below it.  (Several
+    test sessions may share this machine and, with pid-derived UIDs, a slot
+    UID; on a v1 host their stacks then share the pids, cpu and cpuacct
+    cgroups gaol/uidN, while each keeps its own memory cgroup.)"""
     import glob
+    mine = (_memory_cgroup("self") or "/").rstrip("/") + "/"
     out = {}
     for uid in range(lo, hi):
         for pattern in ("/sys/fs/cgroup/*/**/gaol/uid%d" % uid, "/sys/fs/cgroup/**/gaol/uid%d" % uid):
             for d in glob.glob(pattern, recursive=True):
-                pids = (_read(os.path.join(d, "cgroup.procs")) or "").split()
+                pids = [int(p) for p in (_read(os.path.join(d, "cgroup.procs")) or "").split()]
+                pids = [p for p in pids if ((_memory_cgroup(p) or "") + "/").startswith(mine)]
                 if pids:
-                    out[d] = [int(p) for p in pids]
+                    out[d] = pids
     return out
 
 
 def host_left_clean(stack, mounts_before):
     """What a stopped stack left on the host: processes of its slot UIDs or
-    of the stack, processes in its slot cgroups, mounts that were not there
-    before.  [] when the host is as it was."""
+    of the stack, processes in its slot cgroups, mounts of its own paths that
+    were not there before (or are gone).  [] when the host is as it was."""
     lo, hi = stack.uid_base, stack.uid_base + stack.concurrency
     problems = []
     deadline = time.monotonic() + 5
@@ -700,13 +718,18 @@ def host_left_clean(stack, mounts_before):
         problems.append("processes of the stack: %r" % stack.processes())
     if slot_cgroup_procs(lo, hi):
         problems.append("processes in the slot cgroups: %r" % slot_cgroup_procs(lo, hi))
+    # Mounts this stack could have left: under its state directory, its
+    # build or its work directory.  (The machine is shared: other programs'
+    # mounts come and go meanwhile and are not evidence.)
+    ours = (os.environ.get("GAOL_STATE_DIR", "/run/gaol"), REPO, stack.workdir)
     before = list(mounts_before)
-    added = []
+    added, removed = [], []
     for m in mountinfo():
         if m in before:
             before.remove(m)
-        else:
+        elif any(p in m for p in ours):
             added.append(m)
-    if added:
-        problems.append("new mounts: %r" % added)
+    removed = [m for m in before if any(p in m for p in ours)]
+    if added or removed:
+        problems.append("mounts changed: added %r, removed %r" % (added, removed))
     return problems
