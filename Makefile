@@ -64,7 +64,7 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 
 # Debian packages, by purpose.  Languages list their own in langs/<slug>/packages.
 DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcgroup-dev
-DEPS_RUN   := nginx spawn-fcgi
+DEPS_RUN   := nginx spawn-fcgi util-linux
 DEPS_TEST  := check python3 python3-pytest python3-prometheus-client curl iproute2 systemd mandoc man-db
 DEPS_BENCH := wrk hyperfine bubblewrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev

@@ -52,6 +52,11 @@ int cgroup_slot_setup(struct slot_cgroup *cg, const char *name, char *err,
 		      size_t errlen);
 int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 		      char *err, size_t errlen);
+/* Between runs, with nothing in the slot cgroup: v1 reclaims what earlier
+ * runs left charged to it (page cache), so that the next run's peak is its
+ * own whatever ran before (memory.force_empty).  v2 resets memory.peak per
+ * run instead: nothing to do.  -1 with errno on failure. */
+int cgroup_slot_settle(const struct slot_cgroup *cg);
 /* Moves the calling process into the slot cgroup (v1 path; on v2 the payload
  * is cloned into it).  Async-signal-safe: used between fork and exec. */
 int cgroup_slot_join(const struct slot_cgroup *cg);

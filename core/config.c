@@ -169,6 +169,40 @@ get_timeout_max(long *max_ms, char *err, size_t errlen)
 	return 0;
 }
 
+/* The operator's ceilings on what an /evaluate request may ask for: CPU
+ * time per test (default 10s; at least the default time_limit_ms, at most
+ * the largest the request format takes) and memory (default 0: each
+ * language's own limit is the ceiling). */
+#define TIME_LIMIT_MAX_DEFAULT "10s"
+#define TIME_LIMIT_MAX_LEAST_MS 2000      /* judge.h's default time_limit_ms */
+#define TIME_LIMIT_MAX_MOST_MS 60000      /* judge.h's EVAL_TIME_LIMIT_MAX_MS */
+#define MEMORY_LIMIT_MAX_LEAST (8ULL << 20)   /* EVAL_MEMORY_MIN_MB */
+#define MEMORY_LIMIT_MAX_MOST (16384ULL << 20) /* EVAL_MEMORY_MAX_MB */
+
+static int
+get_eval_ceilings(struct gaol_config *cfg, char *err, size_t errlen)
+{
+	const char *v = env("RUN_TIME_LIMIT_MAX");
+
+	if (v == NULL)
+		v = TIME_LIMIT_MAX_DEFAULT;
+	if (timeout_parse(v, &cfg->eval_time_max_ms) == -1 ||
+	    cfg->eval_time_max_ms < TIME_LIMIT_MAX_LEAST_MS ||
+	    cfg->eval_time_max_ms > TIME_LIMIT_MAX_MOST_MS)
+		return fail(err, errlen, "RUN_TIME_LIMIT_MAX=\"%s\": not a time "
+			    "from 2s to 60s (a whole number with a unit ms, s "
+			    "or m)", v);
+	if (get_size("RUN_MEMORY_LIMIT_MAX", 0, 0, &cfg->eval_memory_max, err,
+		     errlen) == -1)
+		return -1;
+	if (cfg->eval_memory_max != 0 &&
+	    (cfg->eval_memory_max < MEMORY_LIMIT_MAX_LEAST ||
+	     cfg->eval_memory_max > MEMORY_LIMIT_MAX_MOST))
+		return fail(err, errlen, "RUN_MEMORY_LIMIT_MAX=\"%s\": not a size "
+			    "from 8m to 16g", env("RUN_MEMORY_LIMIT_MAX"));
+	return 0;
+}
+
 static bool
 is_env_name(const char *s, size_t len)
 {
@@ -400,6 +434,8 @@ read_env(struct gaol_config *cfg, char *err, size_t errlen)
 		     errlen) == -1)
 		return -1;
 	cfg->eval_parallel = (unsigned)n;
+	if (get_eval_ceilings(cfg, err, errlen) == -1)
+		return -1;
 	if (get_size("RUN_EVAL_CACHE_MAX", 256ULL << 20, 0, &cfg->eval_cache_max,
 		     err, errlen) == -1)
 		return -1;

@@ -33,6 +33,10 @@ struct gaol_config {
 	unsigned long long memory_max;  /* RUN_MEMORY_MAX: RLIMIT_AS bytes, 0 = off */
 	unsigned long long tmp_size;    /* RUN_SANDBOX_TMP_SIZE, 0 = lang default */
 	unsigned long long mem_max;     /* RUN_SANDBOX_MEM_MAX, 0 = lang default */
+	unsigned long long eval_memory_max; /* RUN_MEMORY_LIMIT_MAX: ceiling of
+					     * memory_limit_mb, bytes; 0 = each
+					     * language's own memory limit */
+	long eval_time_max_ms;          /* RUN_TIME_LIMIT_MAX: ceiling of time_limit_ms */
 	unsigned eval_parallel;         /* RUN_EVAL_PARALLEL: test cases at once */
 	unsigned long long eval_cache_max; /* RUN_EVAL_CACHE_MAX: compile cache bytes */
 	char langs_dir[4096];           /* GAOL_LANGS_DIR (default: next to binary) */

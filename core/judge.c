@@ -32,6 +32,7 @@
 
 #include "cache.h"
 #include "engine.h"
+#include "eval_admit.h"
 #include "fail.h"
 #include "judge.h"
 #include "utf8.h"
@@ -40,7 +41,6 @@
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 /* ---- the request ---- */
-
 
 /* A field that may be absent (or null); present, it must have type t. */
 static int field(struct json_object *obj, const char *key, enum json_type t,
@@ -656,9 +656,9 @@ void engine_evaluate(struct engine *e, const char *body, size_t len, struct answ
 		answer_error(a, 400, "language not installed: %s", lang->slug);
 		goto out;
 	}
-	if (!lang->build_cmd || !lang->run_cmd) {
-		answer_error(a, 422, "language %s cannot be judged (no build/run target)",
-			     lang->slug);
+	if (eval_admit(&e->cfg, lang, req.memory_limit_mb, req.time_limit_ms, err,
+		       sizeof(err)) < 0) {
+		answer_error(a, 422, "%s", err);
 		goto out;
 	}
 	struct build b = { 0 };

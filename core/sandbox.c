@@ -73,6 +73,7 @@
 
 #include "config.h"
 #include "lang.h"
+#include "neutral.h"
 #include "sandbox.h"
 #include "tree.h"
 
@@ -184,99 +185,67 @@ static int mkdir_p(const char *path, mode_t mode)
 	return chmod(tmp, mode);
 }
 
-static int write_whole(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -1;
-	size_t len = strlen(text);
-	ssize_t n = write(fd, text, len);
-	int e = errno;
-	close(fd);
-	errno = e;
-	return n == (ssize_t)len ? 0 : -1;
-}
-
-/* The slot's identity as programs look it up: a passwd and a group file with
- * the slot UID as "gaol", home /sandbox, bound over the host's. */
-static int make_identity(struct slot *s, char *path, size_t len)
-{
-	char text[512];
-	snprintf(path, len, "%s/passwd", s->state_dir);
-	snprintf(text, sizeof(text),
-		 "root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
-		 "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
-		 "gaol:x:%u:%u:gaol sandbox:/sandbox:/bin/sh\n",
-		 (unsigned)s->uid, (unsigned)s->uid);
-	if (write_whole(path, text) < 0)
-		return -1;
-	snprintf(path, len, "%s/group", s->state_dir);
-	snprintf(text, sizeof(text), "root:x:0:\nnogroup:x:65534:\ngaol:x:%u:\n",
-		 (unsigned)s->uid);
-	if (write_whole(path, text) < 0)
-		return -1;
-	snprintf(path, len, "%s/empty", s->state_dir);
-	return write_whole(path, "");
-}
-
-/* The skeleton root on the host: empty mount points and the allowlist's
- * symlinks.  It is only ever seen through a read-only bind. */
-static int make_skeleton(struct slot *s, char *err, size_t errlen)
+/* The skeleton of a run's root, in the fresh tmpfs at root: empty mount
+ * points and the allowlist's symlinks.  Made by init for each run, so that
+ * the root is a tmpfs of the run's own and /proc/self/mountinfo shows no host
+ * path for it.  -1 with errno. */
+static int fill_root(const struct slot *s, const char *root)
 {
 	char path[PATH_MAX];
-	const char *step = path;
 
-	snprintf(path, sizeof(path), "%s/root", s->state_dir);
-	if (mkdir_p(path, 0755) < 0)
-		goto fail;
 	for (size_t i = 0; i < N(root_dirs); i++) {
-		snprintf(path, sizeof(path), "%s/root/%s", s->state_dir, root_dirs[i]);
+		snprintf(path, sizeof(path), "%s/%s", root, root_dirs[i]);
 		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			goto fail;
+			return -1;
 	}
 	for (size_t i = 0; i < N(root_allow); i++) {
 		struct stat st;
 		char target[PATH_MAX];
 		if (lstat(root_allow[i], &st) < 0)
 			continue;
-		snprintf(path, sizeof(path), "%s/root%s", s->state_dir, root_allow[i]);
+		snprintf(path, sizeof(path), "%s%s", root, root_allow[i]);
 		if (S_ISLNK(st.st_mode)) {
 			ssize_t n = readlink(root_allow[i], target, sizeof(target) - 1);
 			if (n < 0)
-				goto fail;
+				return -1;
 			target[n] = 0;
-			unlink(path);
-			rmdir(path);
 			if (symlink(target, path) < 0)
-				goto fail;
-		} else if (S_ISDIR(st.st_mode)) {
-			if (mkdir(path, 0755) < 0 && errno != EEXIST)
-				goto fail;
+				return -1;
+		} else if (S_ISDIR(st.st_mode) && mkdir(path, 0755) < 0 && errno != EEXIST) {
+			return -1;
 		}
 	}
 	/* Mount points of RUN_ROOT_EXTRA (under a bound directory they exist
-	 * already, in the host's tree). */
+	 * already, in the host's tree, once it is bound). */
 	for (size_t i = 0; i < s->cfg->n_root_extra; i++) {
-		snprintf(path, sizeof(path), "%s/root%s", s->state_dir, s->cfg->root_extra[i]);
-		struct stat st;
-		if (stat(path, &st) < 0 && mkdir_p(path, 0755) < 0)
-			goto fail;
+		snprintf(path, sizeof(path), "%s%s", root, s->cfg->root_extra[i]);
+		if (mkdir_p(path, 0755) < 0)
+			return -1;
 	}
 	for (int i = 0; i < s->cg.n_hierarchies; i++) {
-		snprintf(path, sizeof(path), "%s/root/sys/fs/cgroup/%s", s->state_dir,
-			 s->cg.hierarchy[i]);
+		snprintf(path, sizeof(path), "%s/sys/fs/cgroup/%s", root, s->cg.hierarchy[i]);
 		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			goto fail;
+			return -1;
 	}
-	snprintf(path, sizeof(path), "%s/scratch", s->state_dir);
-	if (mkdir_p(path, 0700) < 0)
-		goto fail;
-	if (make_identity(s, path, sizeof(path)) < 0)
-		goto fail;
 	return 0;
-fail:
-	snprintf(err, errlen, "sandbox: skeleton %s errno=%d", step, errno);
-	return -1;
+}
+
+/* The slot's mount points on the host: its runs' root, their neutral files
+ * (neutral.h) and their writable scratch, each a tmpfs mounted in the run's
+ * own mount namespace only. */
+static int make_skeleton(struct slot *s, char *err, size_t errlen)
+{
+	static const char *const dirs[] = { "root", "ids", "scratch" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < N(dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", s->state_dir, dirs[i]);
+		if (mkdir_p(path, i == 0 ? 0755 : 0700) < 0) {
+			snprintf(err, errlen, "sandbox: skeleton %s errno=%d", path, errno);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static int make_netns(struct slot *s, char *err, size_t errlen);
@@ -415,10 +384,24 @@ fail:
 	return -1;
 }
 
+/* Between runs, with nothing in the slot's cgroup: empty it of what the
+ * last run left charged (page cache), so that the next run's peak does not
+ * depend on it.  Best effort: a slot that could not be emptied still runs,
+ * with v1's older report. */
+static void settle(const struct slot *slot)
+{
+	if (cgroup_slot_settle(&slot->cg) < 0)
+		fprintf(stderr, "gaol: slot %u: cgroup memory.force_empty errno=%d\n",
+			slot->index, errno);
+}
+
 int slot_refresh(struct slot *slot, char *err, size_t errlen)
 {
 	if (!slot->ready || !slot->netns_used)
 		return 0;
+	/* A run (a judging lane's) ended since the last refresh. */
+	if (!slot->ahead)
+		settle(slot);
 	return make_netns(slot, err, errlen);
 }
 
@@ -557,7 +540,9 @@ static void build_dev(const struct plan *p, const char *dev)
 		       MS_NOEXEC, "size=64k,nr_inodes=64,mode=0755", "remount /dev");
 }
 
-static void build_proc(const struct plan *p, const char *proc)
+/* null: the run's own /dev/null (a host one would show the host's devtmpfs,
+ * sized by its memory, in /proc/self/mountinfo). */
+static void build_proc(const struct plan *p, const char *proc, const char *null)
 {
 	char path[PATH_MAX];
 	mount_or_fault(p, "proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
@@ -570,7 +555,7 @@ static void build_proc(const struct plan *p, const char *proc)
 	for (size_t i = 0; i < N(proc_masked); i++) {
 		snprintf(path, sizeof(path), "%s/%s", proc, proc_masked[i]);
 		if (access(path, F_OK) == 0)
-			mount_or_fault(p, "/dev/null", path, NULL, MS_BIND, NULL,
+			mount_or_fault(p, null, path, NULL, MS_BIND, NULL,
 				       "mask /proc");
 	}
 }
@@ -579,14 +564,13 @@ static void build_proc(const struct plan *p, const char *proc)
  * at run time.  Each is the read-only lower layer of a private overlay whose
  * writes land in the run's scratch tmpfs: pre-warmed for every run,
  * poisonable by none.  A path missing on the host is skipped. */
-static void build_cache_overlays(const struct plan *p, const char *root,
-				 const char *scratch)
+static void build_cache_overlays(const struct plan *p, const char *root)
 {
 	char **paths = p->spec->lang->overlay_paths;
 	uid_t uid = p->slot->uid;
 	for (size_t i = 0; paths && paths[i]; i++) {
 		struct stat st;
-		char target[PATH_MAX], up[PATH_MAX], work[PATH_MAX], opts[3 * PATH_MAX];
+		char target[PATH_MAX], lower[64], up[64], work[64], opts[256];
 		if (stat(paths[i], &st) < 0 || !S_ISDIR(st.st_mode) || strpbrk(paths[i], ",:"))
 			continue;
 		snprintf(target, sizeof(target), "%s%s", root, paths[i]);
@@ -594,12 +578,16 @@ static void build_cache_overlays(const struct plan *p, const char *root,
 		 * skeleton, once. */
 		if (access(target, F_OK) < 0 && mkdir_p(target, 0755) < 0)
 			fault(p, "cache overlay mount point");
-		snprintf(up, sizeof(up), "%s/cache%zu", scratch, i);
-		snprintf(work, sizeof(work), "%s/cache%zu.work", scratch, i);
-		if (mkdir(up, 0755) < 0 || chown(up, uid, uid) < 0 || mkdir(work, 0700) < 0)
+		/* Named relative to the scratch tmpfs, init's working
+		 * directory: mountinfo shows these names, not host paths. */
+		snprintf(lower, sizeof(lower), "cache%zu.lower", i);
+		snprintf(up, sizeof(up), "cache%zu", i);
+		snprintf(work, sizeof(work), "cache%zu.work", i);
+		if (symlink(paths[i], lower) < 0 || mkdir(up, 0755) < 0 ||
+		    chown(up, uid, uid) < 0 || mkdir(work, 0700) < 0)
 			fault(p, "cache overlay layers");
 		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
-			 paths[i], up, work);
+			 lower, up, work);
 		mount_or_fault(p, "overlay", target, "overlay", MS_NOSUID | MS_NODEV,
 			       opts, "mount cache overlay");
 	}
@@ -626,18 +614,67 @@ static void mount_cgroup_view(const struct plan *p, const char *root)
 	}
 }
 
-/* The part of the run's mount view that no request decides: the new root's
- * read-only binds, the identity files, /dev and /proc.  A worker builds it
- * ahead of the request (slot_prepare), or the run does. */
+/* /usr/local is the host's own (nothing a language needs is there): hidden
+ * under an empty directory unless RUN_ROOT_EXTRA asks for it or a path in it. */
+static bool usr_local_wanted(const struct gaol_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_root_extra; i++)
+		if (strncmp(cfg->root_extra[i], "/usr/local", 10) == 0 &&
+		    (cfg->root_extra[i][10] == '\0' || cfg->root_extra[i][10] == '/'))
+			return true;
+	return false;
+}
+
+/* What would name the host: its service configuration, /usr/local, its
+ * identity files and boot's details (neutral.h), each under a file of the
+ * run's own tmpfs at ids. */
+static void bind_neutral(const struct plan *p, const char *root, const char *ids)
+{
+	char src[PATH_MAX], path[PATH_MAX];
+
+	mount_or_fault(p, "tmpfs", ids, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		       "size=64k,nr_inodes=64,mode=0755", "mount neutral files");
+	int dfd = open(ids, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || neutral_write(dfd, p->slot->uid) < 0)
+		fault(p, "write neutral files");
+	close(dfd);
+	for (size_t i = 0; i < N(root_masked); i++) {
+		if (access(root_masked[i], F_OK) < 0)
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", ids, NEUTRAL_EMPTY_FILE);
+		pathcat(path, sizeof(path), root, root_masked[i]);
+		bind_ro(p, src, path, "mask service config");
+	}
+	pathcat(path, sizeof(path), root, "/usr/local");
+	if (!usr_local_wanted(p->slot->cfg) && access(path, F_OK) == 0) {
+		snprintf(src, sizeof(src), "%s/%s", ids, NEUTRAL_EMPTY_DIR);
+		bind_ro(p, src, path, "mask /usr/local");
+	}
+	for (size_t i = 0; i < neutral_n_binds; i++) {
+		pathcat(path, sizeof(path), root, neutral_binds[i].target);
+		if (!neutral_binds[i].required && access(path, F_OK) < 0)
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", ids, neutral_binds[i].name);
+		bind_ro(p, src, path, "bind neutral files");
+	}
+}
+
+/* The part of the run's mount view that no request decides: the new root
+ * (a tmpfs of the run's own) with its read-only binds, /dev, /proc and the
+ * neutral files.  A worker builds it ahead of the request (slot_prepare), or
+ * the run does. */
 static void build_static(const struct plan *p)
 {
 	const char *state = p->slot->state_dir;
-	char root[PATH_MAX], path[PATH_MAX];
+	char root[PATH_MAX], path[PATH_MAX], null[PATH_MAX];
 
 	mount_or_fault(p, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL,
 		       "make / private");
 	pathcat(root, sizeof(root), state, "/root");
-	mount_or_fault(p, root, root, NULL, MS_BIND, NULL, "bind root");
+	mount_or_fault(p, "tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV,
+		       "size=1m,nr_inodes=1024,mode=0755", "mount root");
+	if (fill_root(p->slot, root) < 0)
+		fault(p, "skeleton");
 	for (size_t i = 0; i < N(root_allow); i++) {
 		struct stat st;
 		if (lstat(root_allow[i], &st) < 0 || !S_ISDIR(st.st_mode))
@@ -650,25 +687,13 @@ static void build_static(const struct plan *p)
 		pathcat(path, sizeof(path), root, cfg->root_extra[i]);
 		bind_ro(p, cfg->root_extra[i], path, "bind RUN_ROOT_EXTRA");
 	}
-	static const char *const identity[] = { "passwd", "group" };
-	for (size_t i = 0; i < N(identity); i++) {
-		char src[PATH_MAX];
-		snprintf(src, sizeof(src), "%s/%s", state, identity[i]);
-		snprintf(path, sizeof(path), "%s/etc/%s", root, identity[i]);
-		bind_ro(p, src, path, "bind identity");
-	}
-	for (size_t i = 0; i < N(root_masked); i++) {
-		char src[PATH_MAX];
-		if (access(root_masked[i], F_OK) < 0)
-			continue;
-		snprintf(src, sizeof(src), "%s/empty", state);
-		pathcat(path, sizeof(path), root, root_masked[i]);
-		bind_ro(p, src, path, "mask service config");
-	}
 	pathcat(path, sizeof(path), root, "/dev");
 	build_dev(p, path);
 	pathcat(path, sizeof(path), root, "/proc");
-	build_proc(p, path);
+	pathcat(null, sizeof(null), root, "/dev/null");
+	build_proc(p, path, null);
+	pathcat(path, sizeof(path), state, "/ids");
+	bind_neutral(p, root, path);
 	mount_cgroup_view(p, root);
 	if (sethostname("gaol", 4) < 0)
 		fault(p, "sethostname");
@@ -685,10 +710,24 @@ static int build_request(const struct plan *p, int *scratch_fd)
 	pathcat(root, sizeof(root), state, "/root");
 	pathcat(scratch, sizeof(scratch), state, "/scratch");
 	int upper = build_scratch(p, scratch, scratch_fd);
+	/* The overlays' layers are named relative to the scratch tmpfs (symlinks
+	 * to the language directory and the build), so that mountinfo shows
+	 * "lowerdir=build:lang,upperdir=upper", no host path. */
+	const struct sandbox_spec *spec = p->spec;
+	if (fchdir(*scratch_fd) < 0 || symlink(spec->lang->dir, "lang") < 0 ||
+	    (spec->lower && symlink(spec->lower, "build") < 0))
+		fault(p, "overlay layer names");
 	pathcat(path, sizeof(path), root, "/sandbox");
 	mount_or_fault(p, "overlay", path, "overlay", MS_NOSUID | MS_NODEV,
 		       p->overlay_opts, "mount /sandbox overlay");
-	build_cache_overlays(p, root, scratch);
+	build_cache_overlays(p, root);
+	/* /proc/meminfo: the run's own limit, not the host's memory. */
+	if (neutral_meminfo(*scratch_fd, "meminfo", spec->mem_max ? spec->mem_max
+			    : spec->lang->mem_max) < 0)
+		fault(p, "write meminfo");
+	pathcat(tmp, sizeof(tmp), scratch, "/meminfo");
+	pathcat(path, sizeof(path), root, "/proc/meminfo");
+	bind_ro(p, tmp, path, "bind meminfo");
 	pathcat(tmp, sizeof(tmp), scratch, "/tmp");
 	pathcat(path, sizeof(path), root, "/tmp");
 	mount_or_fault(p, tmp, path, NULL, MS_BIND, NULL, "bind /tmp");
@@ -1035,6 +1074,7 @@ static int encode_request(const struct sandbox_spec *spec, struct wire *w)
 	put_str(w, lang->dir);
 	put_str(w, lang->workdir);
 	put_u64(w, lang->tmp_size);
+	put_u64(w, spec->mem_max ? spec->mem_max : lang->mem_max); /* meminfo */
 	put_strv(w, lang->subdirs);
 	put_strv(w, lang->overlay_paths);
 	put_str(w, spec->command);
@@ -1091,6 +1131,7 @@ static int receive_request(struct plan *p)
 	lang->dir = get_bytes(&w, NULL);
 	lang->workdir = get_bytes(&w, NULL);
 	lang->tmp_size = get_u64(&w);
+	lang->mem_max = get_u64(&w);
 	lang->subdirs = get_strv(&w);
 	lang->overlay_paths = get_strv(&w);
 	spec->lang = lang;
@@ -1366,13 +1407,12 @@ static int plan_layers(struct plan *p, char *err, size_t errlen)
 {
 	const struct sandbox_spec *spec = p->spec;
 	const struct lang *lang = spec->lang;
-	const char *state = p->slot->state_dir;
 	const char *step = "overlay options";
 	errno = ENAMETOOLONG;
+	/* The layers' names in the scratch tmpfs (build_request). */
 	int n = snprintf(p->overlay_opts, sizeof(p->overlay_opts),
-			 "lowerdir=%s%s%s,upperdir=%s/scratch/upper,workdir=%s/scratch/work",
-			 spec->lower ? spec->lower : "", spec->lower ? ":" : "",
-			 lang->dir, state, state);
+			 "lowerdir=%slang,upperdir=upper,workdir=work",
+			 spec->lower ? "build:" : "");
 	if (n < 0 || (size_t)n >= sizeof(p->overlay_opts) || strpbrk(lang->dir, ",:") ||
 	    (spec->lower && strpbrk(spec->lower, ",:")))
 		goto fail;
@@ -1485,6 +1525,7 @@ int slot_prepare(struct slot *slot, char *err, size_t errlen)
 	reap_exiting(slot);
 	if (slot->ahead)
 		return 0;
+	settle(slot);       /* the last run's init is reaped: nothing is left */
 	if (slot_refresh(slot, err, errlen) < 0)
 		return -1;
 	struct plan *p = malloc(sizeof(*p));

@@ -394,6 +394,36 @@ void http_refuse_stopping(FCGX_Request *req)
 	answer_free(&a);
 }
 
+void http_serve_health(struct engine *e, FCGX_Request *req, bool serving)
+{
+	const char *method = param(req, "REQUEST_METHOD");
+	bool head = strcmp(method, "HEAD") == 0;
+	const char *allow = NULL;
+	struct answer a = { 0 };
+	struct reqlog log;
+	char path[4096];
+	size_t out;
+
+	reqlog_begin(&log, req);
+	request_path(req, path, sizeof path);
+	if (strcmp(path, "/health") != 0 && strcmp(path, "/") != 0) {
+		answer_error(&a, 404, "no such path: %.*s", PATH_SHOWN_MAX, path);
+	} else if (strcmp(method, "GET") != 0 && !head) {
+		allow = "GET, HEAD";
+		answer_error(&a, 405, "method %.16s is not allowed on %.*s "
+			     "(allowed: %s)", method, PATH_SHOWN_MAX, path, allow);
+	} else if (!serving) {
+		answer_error(&a, 503, "no worker is running: the pool is "
+			     "(re)starting");
+	} else {
+		log.route = "/health";
+		engine_health(e, &a);
+	}
+	out = send_answer(req, &a, allow, head, log.id, NULL);
+	reqlog_end(&log, -1, method, &a, out);
+	answer_free(&a);
+}
+
 enum http_after http_serve(struct engine *e, FCGX_Request *req)
 {
 	const char *method = param(req, "REQUEST_METHOD");

@@ -348,6 +348,9 @@ int main(int argc, char **argv)
 	if (metrics_init(&e) < 0)
 		fprintf(stderr, "gaol-fcgi: metrics: mmap: %s (GET /metrics "
 			"will answer 500)\n", strerror(errno));
+	/* The master answers /health itself (master.c) and has no slot: what
+	 * it says of the cgroups is the pool's version. */
+	e.slot.cg.version = cg_version[1] - '0';
 	fprintf(stderr, "gaol-fcgi: starting %u workers (cgroup %s)\n",
 		e.cfg.concurrency, cg_version);
 	status = master_run(&e, fd);   /* closes fd */

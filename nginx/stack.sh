@@ -13,6 +13,13 @@
 #   127.0.0.1:$PORT, waits until GET /health answers 200 and prints a ready
 #   line.  Each child runs in its own session, so a Ctrl-C reaches this script
 #   only and the stop below is the only one.
+# - Each child also ends with this script, however it ends (SIGKILL
+#   included): setpriv --pdeathsig asks the kernel to signal it when its
+#   parent dies, and that survives the exec into spawn-fcgi, gaol-fcgi and
+#   nginx.  gaol-fcgi gets SIGKILL (its workers and their sandboxes die with
+#   it: nobody is left to read what a run in progress answers), nginx SIGTERM
+#   (its fast stop).  The next start removes the socket left behind, and
+#   gaol-fcgi kills whatever is left in its slot cgroups.
 # - SIGINT/SIGTERM, or either child ending, stops both: gaol-fcgi first with
 #   SIGTERM (runs in progress finish, new requests get 503), then nginx with
 #   SIGQUIT (graceful).  A second signal hurries both.  The socket is removed.
@@ -46,6 +53,7 @@ settings() {
 	[[ $INSTANCE =~ ^[A-Za-z0-9_][A-Za-z0-9_-]{0,31}$ ]] ||
 		die "GAOL_INSTANCE=\"$INSTANCE\": not a name of 1 to 32 letters, digits, '-' or '_' (not starting with '-')"
 	SOCK=$RUN_DIR/$INSTANCE-$PORT.sock
+	HEALTH_SOCK=$RUN_DIR/$INSTANCE-$PORT-health.sock   # gaol-fcgi's master makes it (unix socket only)
 	# GAOL_FCGI_LISTEN=ADDR:PORT: FastCGI over TCP instead of the unix
 	# socket (spawn-fcgi -a/-p); gaol-fcgi then needs FCGI_WEB_SERVER_ADDRS.
 	FCGI_LISTEN=${GAOL_FCGI_LISTEN:-}
@@ -89,8 +97,9 @@ check_host() {
 	[ -x "$BIN" ] || die "$BIN is not built (run \`make\`)"
 	command -v nginx >/dev/null || die "nginx is not installed (\`make deps\`)"
 	command -v spawn-fcgi >/dev/null || die "spawn-fcgi is not installed (\`make deps\`)"
+	command -v setpriv >/dev/null || die "setpriv (util-linux) is not installed (\`make deps\`)"
 	[ -r /etc/nginx/fastcgi_params ] || die "/etc/nginx/fastcgi_params is missing"
-	(( ${#SOCK} < 108 )) || die "socket path too long for a unix socket: $SOCK"
+	(( ${#HEALTH_SOCK} < 108 )) || die "socket path too long for a unix socket: $HEALTH_SOCK"
 	if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
 		die "port $PORT is taken: something already listens on 127.0.0.1:$PORT"
 	fi
@@ -129,7 +138,9 @@ render() {
 	S=$(sed_escape "$UPSTREAM")
 	sed -e "s|@PREFIX@|$P|g" -e "s|@PORT@|$PORT|g" -e "s|@USER@|$NGINX_USER_LINE|" \
 		"$REPO/nginx/nginx.conf.in" > "$NGX/nginx.conf" &&
+	H=$(sed_escape "$HEALTH_SOCK")
 	sed -e "s|server unix:/run/gaol/gaol.sock;|server $S;|" \
+		-e "s|server unix:/run/gaol/gaol-health.sock;|server unix:$H;|" \
 		-e "s|(over RUN_INPUT_MAX)|(over RUN_INPUT_MAX, $INPUT_MAX bytes)|" \
 		"$REPO/nginx/gaol-http.conf" > "$NGX/gaol-http.conf" &&
 	sed -e "s|limit_conn gaol_slots [0-9]*;|limit_conn gaol_slots $CONCURRENCY;|" \
@@ -143,6 +154,7 @@ render() {
 	# The snippets are the shipped ones: if they no longer have the lines
 	# rewritten above, say so rather than run with gaol's defaults.
 	grep -qF "server $UPSTREAM;" "$NGX/gaol-http.conf" &&
+	grep -qF "server unix:$HEALTH_SOCK;" "$NGX/gaol-http.conf" &&
 	grep -qF "limit_conn gaol_slots $CONCURRENCY;" "$NGX/gaol-locations.conf" &&
 	grep -qF "client_max_body_size $INPUT_MAX;" "$NGX/gaol-locations.conf" &&
 	grep -qF "client_body_buffer_size $INPUT_MAX;" "$NGX/gaol-locations.conf" &&
@@ -186,7 +198,7 @@ stop_all() {
 		fi
 	fi
 	wait 2>/dev/null
-	rm -f "$SOCK"
+	rm -f "$SOCK" "$HEALTH_SOCK"
 }
 
 fail() { say "$*"; stop_all; exit 1; }
@@ -226,9 +238,9 @@ start() {
 	# failed (the socket is named by the port).
 	remove_stale_sockets
 	if [ -n "$FCGI_LISTEN" ]; then
-		setsid spawn-fcgi -n -a "$FCGI_ADDR" -p "$FCGI_PORT" -- "$BIN" &
+		setsid setpriv --pdeathsig KILL spawn-fcgi -n -a "$FCGI_ADDR" -p "$FCGI_PORT" -- "$BIN" &
 	else
-		setsid spawn-fcgi -n -s "$SOCK" -M 0660 "${SPAWN_OWNER[@]}" -- "$BIN" &
+		setsid setpriv --pdeathsig KILL spawn-fcgi -n -s "$SOCK" -M 0660 "${SPAWN_OWNER[@]}" -- "$BIN" &
 	fi
 	FCGI_PID=$!
 	for _ in $(seq 50); do
@@ -239,7 +251,8 @@ start() {
 	alive "$FCGI_PID" || fail "gaol-fcgi did not start (see above)"
 	listening || fail "spawn-fcgi did not listen on $UPSTREAM"
 
-	setsid nginx -e stderr -p "$NGX/" -c "$NGX/nginx.conf" -g 'daemon off;' &
+	setsid setpriv --pdeathsig TERM \
+		nginx -e stderr -p "$NGX/" -c "$NGX/nginx.conf" -g 'daemon off;' &
 	NGINX_PID=$!
 }
 

@@ -456,7 +456,8 @@ class Stack:
         """The pool's listening socket (stack.sh: $BUILD/run/gaol-$PORT.sock)."""
         self.remember_pids()
         for path in sorted(self.socket_paths()):
-            if path.endswith(".sock"):
+            # (not the master's own /health socket beside it)
+            if path.endswith(".sock") and not path.endswith("-health.sock"):
                 return path
         return os.path.join(BUILD_DIR, "run", "gaol-%d.sock" % self.port)
 
@@ -691,3 +692,69 @@ def fcgi_request(sock_path, method, uri, body=b"", headers=None, timeout=60.0, s
         elif k:
             hdrs[k.lower()] = v.strip()
     return Response(status, hdrs, body_out, time.monotonic() - t0)
+
+
+# ---------------------------------------------------------------- the host after an attack
+
+def _memory_cgroup(pid):
+    """The memory cgroup path of pid (v1's memory line, else v2's)."""
+    v2 = None
+    for line in (_read("/proc/%s/cgroup" % pid) or "").splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            return path
+        if controllers == "":
+            v2 = path
+    return v2
+
+
+def slot_cgroup_procs(lo, hi):
+    """{slot cgroup dir: [pids]} of slot UIDs lo..hi-1 that hold a process
+    of ours: one in this process's memory cgroup or below it.  (Several
+    test sessions may share this machine and, with pid-derived UIDs, a slot
+    UID; on a v1 host their stacks then share the pids, cpu and cpuacct
+    cgroups gaol/uidN, while each keeps its own memory cgroup.)"""
+    import glob
+    mine = (_memory_cgroup("self") or "/").rstrip("/") + "/"
+    out = {}
+    for uid in range(lo, hi):
+        for pattern in ("/sys/fs/cgroup/*/**/gaol/uid%d" % uid, "/sys/fs/cgroup/**/gaol/uid%d" % uid):
+            for d in glob.glob(pattern, recursive=True):
+                pids = [int(p) for p in (_read(os.path.join(d, "cgroup.procs")) or "").split()]
+                pids = [p for p in pids if ((_memory_cgroup(p) or "") + "/").startswith(mine)]
+                if pids:
+                    out[d] = pids
+    return out
+
+
+def host_left_clean(stack, mounts_before):
+    """What a stopped stack left on the host: processes of its slot UIDs or
+    of the stack, processes in its slot cgroups, mounts of its own paths that
+    were not there before (or are gone).  [] when the host is as it was."""
+    lo, hi = stack.uid_base, stack.uid_base + stack.concurrency
+    problems = []
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and (processes_of_uids(lo, hi) or stack.processes()
+                                           or slot_cgroup_procs(lo, hi)):
+        time.sleep(0.1)
+    if processes_of_uids(lo, hi):
+        problems.append("processes of slot UIDs: %r" % processes_of_uids(lo, hi))
+    if stack.processes():
+        problems.append("processes of the stack: %r" % stack.processes())
+    if slot_cgroup_procs(lo, hi):
+        problems.append("processes in the slot cgroups: %r" % slot_cgroup_procs(lo, hi))
+    # Mounts this stack could have left: under its state directory, its
+    # build or its work directory.  (The machine is shared: other programs'
+    # mounts come and go meanwhile and are not evidence.)
+    ours = (os.environ.get("GAOL_STATE_DIR", "/run/gaol"), REPO, stack.workdir)
+    before = list(mounts_before)
+    added, removed = [], []
+    for m in mountinfo():
+        if m in before:
+            before.remove(m)
+        elif any(p in m for p in ours):
+            added.append(m)
+    removed = [m for m in before if any(p in m for p in ours)]
+    if added or removed:
+        problems.append("mounts changed: added %r, removed %r" % (added, removed))
+    return problems

@@ -17,7 +17,7 @@ static const char *const variables[] = {
 	"DEBUG", "ALLOW_SHUTDOWN", "RUN_UID_BASE", "RUN_ENV_ALLOW",
 	"RUN_MEMORY_MAX", "RUN_SANDBOX_TMP_SIZE", "RUN_SANDBOX_MEM_MAX",
 	"GAOL_LANGS_DIR", "GAOL_STATE_DIR", "RUN_ROOT_EXTRA", "RUN_EVAL_PARALLEL",
-	"RUN_EVAL_CACHE_MAX", "GAOL_INSTANCE",
+	"RUN_EVAL_CACHE_MAX", "GAOL_INSTANCE", "RUN_TIME_LIMIT_MAX", "RUN_MEMORY_LIMIT_MAX",
 };
 
 static struct gaol_config cfg;
@@ -229,6 +229,26 @@ START_TEST(config_timeout_default_never_exceeds_the_max)
 	setenv("RUN_TIMEOUT_MAX", "30s", 1);
 	loads();
 	ck_assert_int_eq(cfg.timeout_default_ms, 30000);
+}
+END_TEST
+
+/* Issue 11, finding 3: the operator's ceilings on what /evaluate asks for. */
+START_TEST(config_eval_ceilings_default_and_bounds)
+{
+	loads();
+	ck_assert_int_eq(cfg.eval_time_max_ms, 10000);
+	ck_assert_uint_eq(cfg.eval_memory_max, 0);      /* the language's own */
+	setenv("RUN_TIME_LIMIT_MAX", "30s", 1);
+	setenv("RUN_MEMORY_LIMIT_MAX", "2g", 1);
+	loads();
+	ck_assert_int_eq(cfg.eval_time_max_ms, 30000);
+	ck_assert_uint_eq(cfg.eval_memory_max, 2ULL << 30);
+	refuses("RUN_TIME_LIMIT_MAX", "1s");            /* below the default 2000 */
+	refuses("RUN_TIME_LIMIT_MAX", "61s");
+	refuses("RUN_TIME_LIMIT_MAX", "10");
+	refuses("RUN_MEMORY_LIMIT_MAX", "4m");
+	refuses("RUN_MEMORY_LIMIT_MAX", "17g");
+	refuses("RUN_MEMORY_LIMIT_MAX", "lots");
 }
 END_TEST
 
@@ -506,6 +526,7 @@ config_suite(void)
 	tcase_add_test(env, config_rejects_bad_output_max);
 	tcase_add_test(env, config_rejects_bad_timeout_max);
 	tcase_add_test(env, config_timeout_default_never_exceeds_the_max);
+	tcase_add_test(env, config_eval_ceilings_default_and_bounds);
 	tcase_add_test(env, config_debug_follows_codebattle);
 	tcase_add_test(env, config_rejects_bad_debug);
 	tcase_add_test(env, config_allow_shutdown_takes_1_or_true);
