@@ -315,9 +315,18 @@ void engine_health(const struct engine *e, struct answer *a)
 	struct json_object *obj = json_object_new_object();
 	struct json_object *ok = json_object_new_array();
 	struct json_object *missing = json_object_new_array();
-	for (size_t i = 0; i < e->langs.n; i++)
-		json_object_array_add(e->langs.v[i].installed ? ok : missing,
-				      json_object_new_string(e->langs.v[i].slug));
+	struct json_object *toolchains = json_object_new_object();
+	for (size_t i = 0; i < e->langs.n; i++) {
+		const struct lang *l = &e->langs.v[i];
+		json_object_array_add(l->installed ? ok : missing,
+				      json_object_new_string(l->slug));
+		/* Which toolchain serves it: the first line its probe printed
+		 * (csharp says whether it is Mono or a .NET SDK). */
+		const char *v = l->version ? l->version : "";
+		if (l->installed && *v)
+			json_object_object_add(toolchains, l->slug,
+					       utf8_json_string(v, strcspn(v, "\n")));
+	}
 	json_object_object_add(obj, "ok", json_object_new_boolean(1));
 	json_object_object_add(obj, "service", json_object_new_string("gaol"));
 	json_object_object_add(obj, "slots", json_object_new_int((int)e->cfg.concurrency));
@@ -326,5 +335,6 @@ void engine_health(const struct engine *e, struct answer *a)
 				       e->slot.cg.version == 2 ? "v2" : "v1"));
 	json_object_object_add(obj, "languages", ok);
 	json_object_object_add(obj, "not_installed", missing);
+	json_object_object_add(obj, "toolchains", toolchains);
 	answer_json(a, 200, obj);
 }
