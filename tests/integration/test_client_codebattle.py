@@ -10,6 +10,8 @@ Cases, per language:
 - ok:      a + b printing a line per call: status "ok", each assert's output
 - types:   a string with quotes, a backslash and a newline, and an array
            (the generator's escaping and array literals): status "ok"
+- nested:  an array of arrays and a hash in, an array out (the generator's
+           nested literals; for csharp nested target-typed new()): "ok"
 - failure: a - b: status "failure", 0 of 2
 - error:   a solution that does not compile / load: status "error", with
            neither the timeout nor the out-of-memory message
@@ -49,10 +51,21 @@ TYPES = {
                 {"arguments": ["", []], "expected": 0}],
 }
 
+NESTED = {
+    "input_signature": [
+        {"argument_name": "grid",
+         "type": {"name": "array", "nested": {"name": "array", "nested": {"name": "integer"}}}},
+        {"argument_name": "names", "type": {"name": "hash", "nested": {"name": "integer"}}}],
+    "output_signature": {"type": {"name": "array", "nested": {"name": "integer"}}},
+    "asserts": [{"arguments": [[[1, 2], [3]], {"x": 5, "y": 6}], "expected": [6, 5]},
+                {"arguments": [[[]], {"x": 0}], "expected": [0, 0]}],
+}
+
 # Solutions in the shape of each language's solution_template (languages.ex);
 # the wrapper (module.exports, package ...) is added by cb.request.
 S = {
     "python": {
+        "nested": "def solution(grid, names):\n    return [sum(map(sum, grid)), names['x']]\n",
         "ok": "def solution(a: int, b: int) -> int:\n    print('sum', a, b)\n    return a + b\n",
         "wrong": "def solution(a: int, b: int) -> int:\n    return a - b\n",
         "broken": "def solution(a, b:\n    return a\n",
@@ -61,6 +74,7 @@ S = {
         "oom": "def solution(a, b):\n    x = []\n    while True:\n        x.append(b'\\x01' * (1 << 24))\n",
     },
     "js": {
+        "nested": "const solution = (grid, names) => [grid.flat().reduce((a, b) => a + b, 0), names.x];",
         "ok": "const solution = (a, b) => {\n  console.log('sum', a, b);\n  return a + b;\n};",
         "wrong": "const solution = (a, b) => a - b;",
         "broken": "const solution = (a, b) => { return a + ; };",
@@ -70,6 +84,7 @@ S = {
                    "const solution = (a, b) => { console.log('x'.repeat(150)); return a + b; };"),
     },
     "ts": {
+        "nested": "function solution(grid: Array<Array<number>>, names: any): Array<number> {\n  return [grid.flat().reduce((a, b) => a + b, 0), names.x];\n}",
         "ok": "function solution(a: number, b: number): number {\n  console.log('sum', a, b);\n  return a + b;\n}",
         "wrong": "function solution(a: number, b: number): number {\n  return a - b;\n}",
         "broken": "function solution(a: number, b: number): number {\n  return a + ;\n}",
@@ -80,6 +95,7 @@ S = {
                    "  console.log('x'.repeat(150));\n  return a + b;\n}"),
     },
     "ruby": {
+        "nested": "def solution(grid, names)\n  [grid.flatten.sum, names['x']]\nend\n",
         "ok": "def solution(a, b)\n  puts \"sum #{a} #{b}\"\n  a + b\nend\n",
         "wrong": "def solution(a, b)\n  a - b\nend\n",
         "broken": "def solution(a, b)\n  a +\n",
@@ -87,6 +103,7 @@ S = {
         "types": "def solution(s, xs)\n  s.length + xs.sum\nend\n",
     },
     "php": {
+        "nested": "<?php\n\nfunction solution(array $grid, array $names) {\n  $s = 0;\n  foreach ($grid as $r) $s += array_sum($r);\n  return [$s, $names['x']];\n}\n",
         "ok": "<?php\n\nfunction solution(int $a, int $b) {\n  echo \"sum $a $b\\n\";\n  return $a + $b;\n}\n",
         "wrong": "<?php\n\nfunction solution(int $a, int $b) {\n  return $a - $b;\n}\n",
         "broken": "<?php\n\nfunction solution(int $a, int $b) {\n  return $a + ;\n}\n",
@@ -108,6 +125,9 @@ S = {
         "types": "(defn solution [s xs]\n  (+ (count s) (reduce + 0 xs)))\n",
     },
     "cpp": {
+        "nested": ("#include <bits/stdc++.h>\n\nusing namespace std;\n\n"
+                   "vector<int> solution(vector<vector<int>> grid, map<string,int> names) {\n"
+                   "  int s = 0;\n  for (auto& r : grid) for (int x : r) s += x;\n  return {s, names[\"x\"]};\n}\n"),
         "ok": ("#include <bits/stdc++.h>\n\nusing namespace std;\n\nint solution(int a, int b) {\n"
                "  cout << \"sum \" << a << \" \" << b << endl;\n  return a + b;\n}\n"),
         "wrong": "#include <bits/stdc++.h>\n\nusing namespace std;\n\nint solution(int a, int b) {\n  return a - b;\n}\n",
@@ -120,6 +140,10 @@ S = {
                 "  vector<vector<char>> v;\n  while (true) v.emplace_back(1 << 24, 1);\n  return 0;\n}\n"),
     },
     "java": {
+        "nested": ("import java.util.*;\n\npublic class Solution {\n"
+                   "  public List<Integer> solution(List<List<Integer>> grid, Map<String, Integer> names) {\n"
+                   "    int s = 0;\n    for (List<Integer> r : grid) for (int x : r) s += x;\n"
+                   "    return List.of(s, names.get(\"x\"));\n  }\n}"),
         "ok": ("import java.util.*;\n\npublic class Solution {\n  public Integer solution(Integer a, Integer b) {\n"
                "    System.out.println(\"sum \" + a + \" \" + b);\n    return a + b;\n  }\n}"),
         "wrong": "public class Solution {\n  public Integer solution(Integer a, Integer b) {\n    return a - b;\n  }\n}",
@@ -129,6 +153,8 @@ S = {
                   "    int r = s.length();\n    for (int x : xs) r += x;\n    return r;\n  }\n}"),
     },
     "kotlin": {
+        "nested": ("fun solution(grid: List<List<Int>>, names: Map<String, Int>): List<Int> {\n"
+                   "  return listOf(grid.map { it.sum() }.sum(), names[\"x\"]!!)\n}"),
         "ok": "fun solution(a: Int, b: Int): Int {\n  println(\"sum $a $b\")\n  return a + b\n}",
         "wrong": "fun solution(a: Int, b: Int): Int {\n  return a - b\n}",
         "broken": "fun solution(a: Int, b: Int): Int {\n  return a +\n}",
@@ -136,6 +162,9 @@ S = {
         "types": "fun solution(s: String, xs: List<Int>): Int {\n  return s.length + xs.sum()\n}",
     },
     "golang": {
+        "nested": ("func solution(grid [][]int, names map[string]int) []int {\n  s := 0\n"
+                   "  for _, r := range grid {\n    for _, x := range r {\n      s += x\n    }\n  }\n"
+                   "  return []int{s, names[\"x\"]}\n}"),
         "ok": "import \"fmt\"\n\nfunc solution(a int, b int) int {\n  fmt.Println(\"sum\", a, b)\n  return a + b\n}",
         "wrong": "func solution(a int, b int) int {\n  return a - b\n}",
         "broken": "func solution(a int, b int) int {\n  return a +\n}",
@@ -145,6 +174,9 @@ S = {
                 "    for i := range c {\n      c[i] = 1\n    }\n    v = append(v, c)\n  }\n}"),
     },
     "rust": {
+        "nested": ("use std::collections::HashMap;\n\n"
+                   "pub fn solution(grid: Vec<Vec<i64>>, names: HashMap<String, i64>) -> Vec<i64> {\n"
+                   "  let s: i64 = grid.iter().map(|r| r.iter().sum::<i64>()).sum();\n  vec![s, names[\"x\"]]\n}\n"),
         "ok": ("use std::collections::HashMap;\n\npub fn solution(a: i64, b: i64) -> i64 {\n"
                "  println!(\"sum {} {}\", a, b);\n  a + b\n}\n"),
         "wrong": "pub fn solution(a: i64, b: i64) -> i64 {\n  a - b\n}\n",
@@ -155,6 +187,12 @@ S = {
                 "  loop {\n    v.push(vec![1u8; 1 << 24]);\n  }\n}\n"),
     },
     "csharp": {
+        # .NET's implicit usings (System.Linq) and a target-typed new(), as
+        # Codebattle's own solution template writes it (languages.ex).
+        "nested": ("using System;\nusing System.Collections.Generic;\n\nnamespace app\n{\n  public class Solution\n  {\n"
+                   "    public List<int> solution(List<List<int>> grid, Dictionary<string, int> names)\n    {\n"
+                   "      List<int> ans = new();\n      ans.Add(grid.Sum(r => r.Sum()));\n      ans.Add(names[\"x\"]);\n"
+                   "      return ans;\n    }\n  }\n}\n"),
         "ok": ("using System;\nusing System.Collections.Generic;\n\nnamespace app\n{\n  public class Solution\n  {\n"
                "    public int solution(int a, int b)\n    {\n      Console.WriteLine(\"sum \" + a + \" \" + b);\n"
                "      return a + b;\n    }\n  }\n}\n"),
@@ -171,7 +209,7 @@ S = {
 }
 
 CASES = [(slug, case) for slug in LANGS
-         for case in ("ok", "types", "failure", "error", "timeout", "oom", "output")
+         for case in ("ok", "types", "nested", "failure", "error", "timeout", "oom", "output")
          if case in ("ok", "types", "failure", "error", "timeout") or case in S.get(slug, {})]
 NAME = {"failure": "wrong", "error": "broken", "timeout": "loop"}
 
@@ -196,7 +234,7 @@ def test_codebattle(stack, slug, case):
     if slug not in stack.installed():
         pytest.skip("%s is not installed (GET /health)" % slug)
     sols = S[slug]
-    task = TYPES if case == "types" else SUM
+    task = {"types": TYPES, "nested": NESTED}.get(case, SUM)
     doc, v = send(stack, task, slug, sols[NAME.get(case, case)])
     why = (v, doc)
     if case == "ok":
@@ -204,7 +242,7 @@ def test_codebattle(stack, slug, case):
         outputs = [a["output"] for a in v["asserts"]]
         assert any(o and "sum" in o and "1" in o and "2" in o for o in outputs), why
         assert any(o and "sum" in o and "3" in o and "5" in o for o in outputs), why
-    elif case == "types":
+    elif case in ("types", "nested"):
         assert v["status"] == "ok" and v["success_count"] == 2, why
     elif case == "failure":
         assert v["status"] == "failure" and v["success_count"] == 0, why
@@ -233,3 +271,11 @@ def test_checker_text_null_is_accepted_for_a_harness_language(stack):
     r = stack.run(body)
     assert r.status == 200, r
     assert cb.parse(r.json(), SUM)["status"] == "ok", r
+
+
+def test_health_names_the_compiler_that_serves_csharp(stack):
+    # issue 12: Mono's mcs or a .NET SDK — a Codebattle operator must see which.
+    health = stack.health()
+    if "csharp" not in health["languages"]:
+        pytest.skip("csharp is not installed (GET /health)")
+    assert any(w in health["toolchains"]["csharp"] for w in ("Mono", ".NET")), health
