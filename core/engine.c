@@ -221,16 +221,16 @@ static long mono_ms(void)
 /* How long the program may run.  Codebattle's HTTP client waits exactly the
  * request's timeout for the answer (remote_zig.ex: receive_timeout is
  * container_run_timeout), so the program is stopped early enough for the
- * kill, the sandbox's teardown and the answer to fit in it: a reserve of a
- * twentieth of the timeout, 25 to 250 ms (at most half), and what passed
- * since the request arrived. */
+ * kill, the sandbox's teardown and the answer to fit in it even on a busy
+ * host (50+ ms seen): a reserve of a tenth of the timeout, 100 to 500 ms
+ * (at most half), and what passed since the request arrived. */
 static long run_budget_ms(long timeout_ms, long arrived_ms)
 {
-	long reserve = timeout_ms / 20;
-	if (reserve < 25)
-		reserve = 25;
-	if (reserve > 250)
-		reserve = 250;
+	long reserve = timeout_ms / 10;
+	if (reserve < 100)
+		reserve = 100;
+	if (reserve > 500)
+		reserve = 500;
 	if (reserve > timeout_ms / 2)
 		reserve = timeout_ms / 2;
 	long budget = timeout_ms - reserve - (mono_ms() - arrived_ms);

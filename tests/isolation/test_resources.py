@@ -85,8 +85,8 @@ def assert_stopped_at_timeout(run, timeout_s):
     assert run["exit_code"] == 143 and "SIGTERM" in run["stderr"], run
     assert run["signal"] == "SIGKILL", run
     assert run.elapsed < timeout_s + MARGIN, "answered after %.1fs" % run.elapsed
-    # stopped a reserve (timeout/20, 25-250 ms) early, so the answer is in time
-    assert run["wall_ms"] >= timeout_s * 1000 * 0.90, run
+    # stopped a reserve (timeout/10, 100-500 ms) early, so the answer is in time
+    assert run["wall_ms"] >= timeout_s * 1000 * 0.85, run
     assert "ALIVE-AT-END" not in run.stdout, run
 
 
