@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <json-c/json.h>
 
 #include "cache.h"
@@ -148,37 +149,60 @@ static struct json_object *ms_or_null(long v)
 	return v < 0 ? NULL : json_object_new_int64(v);
 }
 
+/* Codebattle's parser (output_parser_v2.ex) tells a timeout and an OOM kill
+ * from other failures only by what a killed `make test` reports: exit 143
+ * with "SIGTERM" for its runner's timeout, exit 2 with make's "Killed" for
+ * the OOM killer.  The answer says it in those terms (exit_code, a line
+ * added to stderr) and keeps timed_out, oom_killed and signal as they really
+ * were.  A harness that lived through an OOM kill of a child keeps its exit 0. */
+static int codebattle_exit(const struct sandbox_result *res, int code, long timeout_ms,
+			   unsigned long long mem_max, char *note, size_t len)
+{
+	note[0] = 0;
+	if (res->timed_out) {
+		snprintf(note, len, "gaol: timed out after %ld ms: SIGTERM (exit 143, as "
+			 "Codebattle's runner reports a timeout; the run was stopped "
+			 "with SIGKILL)\n", timeout_ms);
+		return 143;
+	}
+	if (res->oom_killed && code != 0) {
+		snprintf(note, len, "gaol: Killed: memory limit (%llu bytes) exceeded "
+			 "(exit 2, as make reports it)\n", mem_max);
+		return 2;
+	}
+	return code;
+}
+
 static void answer_run(struct answer *a, const struct sandbox_result *res,
-		       const struct lang *lang)
+		       const struct lang *lang, long timeout_ms)
 {
 	struct json_object *obj = json_object_new_object();
-	struct json_object *exit_code = NULL, *signal = NULL;
-	char name[32];
+	struct json_object *signal = NULL;
+	char name[32], note[256];
+	int code = -1;
 
-	if (!res->killed && WIFEXITED(res->wait_status)) {
-		exit_code = json_object_new_int(WEXITSTATUS(res->wait_status));
-	} else if (!res->killed && WIFSIGNALED(res->wait_status)) {
+	if (res->killed) {
+		/* gaol's own stop (the timeout): init and the run get SIGKILL. */
+		signal = json_object_new_string("SIGKILL");
+	} else if (WIFEXITED(res->wait_status)) {
+		code = WEXITSTATUS(res->wait_status);
+	} else if (WIFSIGNALED(res->wait_status)) {
 		int sig = WTERMSIG(res->wait_status);
-		exit_code = json_object_new_int(128 + sig);
+		code = 128 + sig;
 		signal = json_object_new_string(signal_name(sig, name, sizeof(name)));
 	}
-	json_object_object_add(obj, "exit_code", exit_code);
+	code = codebattle_exit(res, code, timeout_ms, lang->mem_max, note, sizeof(note));
+	json_object_object_add(obj, "exit_code", code < 0 ? NULL : json_object_new_int(code));
 	json_object_object_add(obj, "stdout", utf8_json_string(res->out ? res->out : "",
 							       res->out_len));
-	if (res->oom_killed) {
-		/* As the Codebattle runner says it, after what the program wrote. */
-		char *err = NULL;
-		int n = asprintf(&err, "%.*s%srunner: killed: memory limit (%llu bytes) exceeded\n",
-				 (int)res->err_len, res->err ? res->err : "",
-				 res->err_len && res->err[res->err_len - 1] != '\n' ? "\n" : "",
-				 lang->mem_max);
-		json_object_object_add(obj, "stderr", n < 0 ? json_object_new_string("")
-					: utf8_json_string(err, (size_t)n));
-		free(err);
-	} else {
-		json_object_object_add(obj, "stderr",
-				       utf8_json_string(res->err ? res->err : "", res->err_len));
-	}
+	/* The note goes after what the program wrote, on a line of its own. */
+	char *err = NULL;
+	int n = asprintf(&err, "%.*s%s%s", (int)res->err_len, res->err ? res->err : "",
+			 note[0] && res->err_len && res->err[res->err_len - 1] != '\n' ? "\n" : "",
+			 note);
+	json_object_object_add(obj, "stderr", n < 0 ? json_object_new_string("")
+			       : utf8_json_string(err, (size_t)n));
+	free(err);
 	json_object_object_add(obj, "timed_out", json_object_new_boolean(res->timed_out));
 	json_object_object_add(obj, "oom_killed", json_object_new_boolean(res->oom_killed));
 	json_object_object_add(obj, "signal", signal);
@@ -188,10 +212,37 @@ static void answer_run(struct answer *a, const struct sandbox_result *res,
 	answer_json(a, 200, obj);
 }
 
+static long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* How long the program may run.  Codebattle's HTTP client waits exactly the
+ * request's timeout for the answer (remote_zig.ex: receive_timeout is
+ * container_run_timeout), so the program is stopped early enough for the
+ * kill, the sandbox's teardown and the answer to fit in it even on a busy
+ * host (50+ ms seen): a reserve of a tenth of the timeout, 100 to 500 ms
+ * (at most half), and what passed since the request arrived. */
+static long run_budget_ms(long timeout_ms, long arrived_ms)
+{
+	long reserve = timeout_ms / 10;
+	if (reserve < 100)
+		reserve = 100;
+	if (reserve > 500)
+		reserve = 500;
+	if (reserve > timeout_ms / 2)
+		reserve = timeout_ms / 2;
+	long budget = timeout_ms - reserve - (mono_ms() - arrived_ms);
+	return budget < 1 ? 1 : budget;
+}
+
 void engine_run(struct engine *e, const char *body, size_t len, struct answer *a)
 {
 	char err[512];
 	struct run_request req;
+	long arrived = mono_ms();
 
 	memset(a, 0, sizeof(*a));
 	if (len > e->cfg.input_max) {
@@ -242,7 +293,7 @@ void engine_run(struct engine *e, const char *body, size_t len, struct answer *a
 		.command = lang->test_cmd,
 		.files = files,
 		.n_files = n,
-		.timeout_ms = req.timeout_ms,
+		.timeout_ms = run_budget_ms(req.timeout_ms, arrived),
 		.output_max = e->cfg.output_max,
 	};
 	struct sandbox_result res;
@@ -253,7 +304,7 @@ void engine_run(struct engine *e, const char *body, size_t len, struct answer *a
 			     res.output_exceeded == STREAM_STDOUT ? "stdout" : "stderr",
 			     e->cfg.output_max);
 	} else {
-		answer_run(a, &res, lang);
+		answer_run(a, &res, lang, req.timeout_ms);
 	}
 	sandbox_result_free(&res);
 out:
@@ -265,9 +316,18 @@ void engine_health(const struct engine *e, struct answer *a)
 	struct json_object *obj = json_object_new_object();
 	struct json_object *ok = json_object_new_array();
 	struct json_object *missing = json_object_new_array();
-	for (size_t i = 0; i < e->langs.n; i++)
-		json_object_array_add(e->langs.v[i].installed ? ok : missing,
-				      json_object_new_string(e->langs.v[i].slug));
+	struct json_object *toolchains = json_object_new_object();
+	for (size_t i = 0; i < e->langs.n; i++) {
+		const struct lang *l = &e->langs.v[i];
+		json_object_array_add(l->installed ? ok : missing,
+				      json_object_new_string(l->slug));
+		/* Which toolchain serves it: the first line its probe printed
+		 * (csharp says whether it is Mono or a .NET SDK). */
+		const char *v = l->version ? l->version : "";
+		if (l->installed && *v)
+			json_object_object_add(toolchains, l->slug,
+					       utf8_json_string(v, strcspn(v, "\n")));
+	}
 	json_object_object_add(obj, "ok", json_object_new_boolean(1));
 	json_object_object_add(obj, "service", json_object_new_string("gaol"));
 	json_object_object_add(obj, "version", json_object_new_string(gaol_version()));
@@ -278,5 +338,6 @@ void engine_health(const struct engine *e, struct answer *a)
 				       e->slot.cg.version == 2 ? "v2" : "v1"));
 	json_object_object_add(obj, "languages", ok);
 	json_object_object_add(obj, "not_installed", missing);
+	json_object_object_add(obj, "toolchains", toolchains);
 	answer_json(a, 200, obj);
 }
