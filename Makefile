@@ -34,6 +34,25 @@ export ASAN_OPTIONS  := $(SAN_COMMON):detect_leaks=1:detect_stack_use_after_retu
 export UBSAN_OPTIONS := $(SAN_COMMON):print_stacktrace=1
 export LSAN_OPTIONS  := $(SAN_COMMON)
 endif
+# The version and the build, for --version and /health (core/api/version.c).
+# In a git checkout: debian/changelog's upstream version (the release line)
+# plus +git<commits>.g<hash> (.dirty with uncommitted changes), so that every
+# commit has a larger Debian version; the build is `git describe`.  A tree
+# without git (a release tarball, the copy `make deb` builds in) has a VERSION
+# file instead: line 1 the version, line 2 the build.
+VERSION_BASE := $(shell sed -n '1s/^gaol (\([^)-]*\).*/\1/p' debian/changelog 2>/dev/null)
+ifneq ($(wildcard VERSION),)
+GAOL_VERSION ?= $(shell sed -n 1p VERSION)
+GAOL_BUILD   ?= $(shell sed -n 2p VERSION)
+else ifeq ($(shell git rev-parse --show-toplevel 2>/dev/null),$(CURDIR))
+GIT_DIRTY    := $(if $(shell git status --porcelain --untracked-files=no 2>/dev/null),.dirty)
+GAOL_VERSION ?= $(VERSION_BASE)+git$(shell git rev-list --count HEAD).g$(shell git rev-parse --short HEAD)$(GIT_DIRTY)
+GAOL_BUILD   ?= $(shell git describe --tags --always --dirty)
+else
+GAOL_VERSION ?= $(VERSION_BASE)
+GAOL_BUILD   ?= unknown
+endif
+
 ALL_CFLAGS  = -std=gnu11 $(WARN) $(HARDEN) $(CFLAGS) -Icore \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 ALL_LDLIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -48,14 +67,14 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 
 # Debian packages, by purpose.  Languages list their own in langs/<slug>/packages.
 DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcgroup-dev
-DEPS_RUN   := nginx spawn-fcgi
-DEPS_TEST  := check python3 python3-pytest curl iproute2 systemd
+DEPS_RUN   := nginx spawn-fcgi util-linux
+DEPS_TEST  := check python3 python3-pytest python3-prometheus-client curl iproute2 systemd mandoc man-db
 DEPS_BENCH := wrk hyperfine bubblewrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
-.PHONY: all deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
-        isolation bench install clean prepare san-reset san-check fuzz fuzz-smoke \
-        fuzz-build fuzz-merge soak mini-soak
+.PHONY: all deps-check version FORCE deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
+        man-lint isolation bench install install-files deb deps-package test-package clean prepare san-reset san-check fuzz fuzz-smoke \
+        fuzz-build fuzz-merge soak mini-soak test-cluster
 all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run prepare
 
 # Heavy per-language work done once, into the read-only language directories:
@@ -69,9 +88,38 @@ prepare:
 	  else echo "prepare: $$l skipped (see $(BUILD)/prepare-$$l.log)"; fi; \
 	done
 
-$(BUILD)/%.o: %.c $(CORE_HDR) $(wildcard fcgi/*.h)
+$(BUILD)/%.o: %.c $(CORE_HDR) $(wildcard fcgi/*.h) | deps-check
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# Rebuilt when the version changes (a new commit), not at every make.
+VERSION_DEFS := -DGAOL_VERSION='"$(GAOL_VERSION)"' -DGAOL_BUILD='"$(GAOL_BUILD)"'
+$(BUILD)/version.stamp: FORCE
+	@mkdir -p $(BUILD); echo '$(VERSION_DEFS)' | cmp -s - $@ || echo '$(VERSION_DEFS)' > $@
+$(BUILD)/core/api/version.o: core/api/version.c core/api/version.h $(BUILD)/version.stamp | deps-check
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(VERSION_DEFS) -c -o $@ $<
+FORCE:
+version:
+	@echo $(GAOL_VERSION)
+
+# A plain `make` on a machine without the build dependencies stops here, at
+# once, with one line naming them, rather than in the compiler on a missing
+# header.  dpkg's database where there is one; pkg-config and the libfcgi
+# header elsewhere.
+deps-check:
+	@missing=""; \
+	if command -v dpkg-query >/dev/null 2>&1; then \
+	  for p in $(DEPS_BUILD); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	  done; \
+	else \
+	  for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing="$$missing $$p"; done; \
+	  echo '#include <fcgiapp.h>' | $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing libfcgi"; \
+	fi; \
+	if [ -n "$$missing" ]; then \
+	  echo "make: missing build dependencies:$$missing -- run 'sudo make deps' (or apt-get install$$missing)" >&2; exit 1; \
+	fi
 
 $(BUILD)/libgaol.a: $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -97,7 +145,7 @@ define apt_missing
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing$$missing"; \
 	  [ "$$(id -u)" = 0 ] || { echo "deps: need root to install$$missing" >&2; exit 1; }; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	  apt-get -o DPkg::Lock::Timeout=900 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends $$missing; \
 	fi
 endef
 
@@ -121,7 +169,7 @@ run: deps
 test: deps-test deps-fuzz
 	$(MAKE) all $(BUILD)/unit-tests fuzz-build
 	$(MAKE) san-reset
-	$(MAKE) unit integration isolation fuzz-smoke mini-soak || { $(MAKE) san-check; exit 1; }
+	$(MAKE) man-lint unit integration isolation fuzz-smoke mini-soak || { $(MAKE) san-check; exit 1; }
 	$(MAKE) san-check
 
 # Sanitizer reports (SANITIZE=1 only): san-reset empties SAN_LOG_DIR before
@@ -141,6 +189,10 @@ ifeq ($(SANITIZE),1)
 	 if [ -n "$$bad" ]; then echo "sanitizers: FAILED: reports in$$(printf ' %s' $$bad)" >&2; exit 1; fi; \
 	 echo "sanitizers: warnings only (above), no error report"
 endif
+
+# The man pages: mandoc -Tlint reports nothing and man -l renders each.
+man-lint:
+	tests/package/man_lint.sh
 
 unit: $(BUILD)/unit-tests
 	GAOL_LANGS_DIR=$(CURDIR)/langs $(BUILD)/unit-tests
@@ -164,6 +216,14 @@ soak: deps-test
 mini-soak:
 	BUILD=$(BUILD) /usr/bin/python3 tests/soak/soak.py --seconds 20 --no-rss
 
+# Three gaol hosts as network namespaces behind nginx fronts (FastCGI over
+# TCP), a bounded load, a host's master SIGKILLed and a host's link cut
+# (tests/cluster).  Figures in $(BUILD)/cluster-figures.json.  Root; about
+# two minutes.
+test-cluster: deps-test
+	$(MAKE) all
+	BUILD=$(BUILD) $(PYTEST) -s tests/cluster
+
 bench: deps-bench
 	$(MAKE) all
 	BUILD=$(BUILD) tests/bench/run.sh
@@ -186,7 +246,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                 -fno-sanitize-recover=all -Wall -Wextra -Werror -Icore \
-                $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+                $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(VERSION_DEFS)
 FUZZ_OBJ     := $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
@@ -212,15 +272,81 @@ fuzz: deps-fuzz
 fuzz-merge: fuzz-build
 	FUZZ_TARGETS="$(FUZZ_TARGETS)" tests/fuzz/run.sh merge
 
+# `make install` lays out what the Debian package holds (debian/rules calls
+# install-files with PREFIX=/usr), for hosts without dpkg.  With no DESTDIR
+# it also creates the socket's system user (systemd-sysusers).  An existing
+# /etc/default/gaol is kept.
+SYSCONFDIR     ?= /etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR    ?= $(PREFIX)/lib/sysusers.d
+MANDIR         ?= $(PREFIX)/share/man
 install: all
+	$(MAKE) install-files
+install-files: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/gaol \
-	           $(DESTDIR)$(PREFIX)/share/gaol/nginx $(DESTDIR)$(PREFIX)/lib/systemd/system
+	           $(DESTDIR)$(SYSCONFDIR)/nginx/snippets $(DESTDIR)$(SYSCONFDIR)/default \
+	           $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
+	           $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(BUILD)/gaol-fcgi $(BUILD)/gaol-run $(DESTDIR)$(PREFIX)/bin/
 	cp -R langs $(DESTDIR)$(PREFIX)/share/gaol/
-	install -m 0644 nginx/*.conf $(DESTDIR)$(PREFIX)/share/gaol/nginx/
+	find $(DESTDIR)$(PREFIX)/share/gaol/langs -name .gitignore -delete
+	install -m 0644 nginx/gaol-http.conf nginx/gaol-locations.conf $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/gaol ] || \
+	  install -m 0644 systemd/gaol.default $(DESTDIR)$(SYSCONFDIR)/default/gaol
 	for u in systemd/*.service systemd/*.socket; do \
-	  sed 's|@PREFIX@|$(PREFIX)|g' $$u > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); \
+	  sed 's|@PREFIX@|$(PREFIX)|g' $$u > $(DESTDIR)$(SYSTEMDUNITDIR)/$$(basename $$u); \
+	  chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$$(basename $$u); \
 	done
+	install -m 0644 systemd/gaol.sysusers $(DESTDIR)$(SYSUSERSDIR)/gaol.conf
+	install -m 0644 docs/man/gaol-run.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 docs/man/gaol.7 $(DESTDIR)$(MANDIR)/man7/
+	install -m 0644 docs/man/gaol-fcgi.8 $(DESTDIR)$(MANDIR)/man8/
+	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then \
+	  systemd-sysusers $(SYSUSERSDIR)/gaol.conf; fi
+
+# ---------------------------------------------------------------- package
+# `make deb`: build/gaol_<version>_<arch>.deb with dpkg-buildpackage, in a
+# copy of the tree under /tmp (dpkg-buildpackage writes its results to the
+# parent directory, which must not be the repository's), then lintian on it
+# (errors fail; warnings are fixed or overridden in
+# debian/gaol.lintian-overrides, each with its reason).  The copy has no
+# .git: it gets a VERSION file (version, build) and a changelog entry with
+# that version, so the package's version and what the binaries report are
+# the checkout's.
+DEPS_PACKAGE := debhelper dpkg-dev fakeroot lintian
+deps-package: deps-build
+	$(call apt_missing,$(DEPS_PACKAGE))
+deb: deps-package
+	@set -e; v='$(GAOL_VERSION)'; b='$(GAOL_BUILD)'; \
+	tmp=$$(mktemp -d /tmp/gaol-deb.XXXXXX); trap 'rm -rf "$$tmp"' EXIT; \
+	src=$$tmp/gaol-$$v; mkdir -p $$src; \
+	if git rev-parse --show-toplevel >/dev/null 2>&1; then \
+	  git ls-files -z --cached --others --exclude-standard --deduplicate | \
+	    tar -c --null --ignore-failed-read -T - 2>/dev/null | tar -x -C $$src; \
+	else tar -c --exclude=./build --exclude=./build-san . | tar -x -C $$src; fi; \
+	printf '%s\n%s\n' "$$v" "$$b" > $$src/VERSION; \
+	if [ "$$v" != "$$(dpkg-parsechangelog -l debian/changelog -SVersion)" ]; then \
+	  { printf 'gaol (%s) unstable; urgency=medium\n\n  * Built from %s.\n\n -- %s  %s\n\n' \
+	      "$$v" "$$b" "$$(dpkg-parsechangelog -l debian/changelog -SMaintainer)" "$$(date -R)"; \
+	    cat debian/changelog; } > $$src/debian/changelog; \
+	fi; \
+	(cd $$src && dpkg-buildpackage -b -us -uc) > $$tmp/build.log 2>&1 || \
+	  { tail -n 60 $$tmp/build.log; echo "deb: dpkg-buildpackage failed" >&2; exit 1; }; \
+	mkdir -p $(BUILD); rm -f $(BUILD)/gaol_*.deb; cp $$tmp/gaol_*.deb $(BUILD)/; \
+	deb=$$(ls $(BUILD)/gaol_*.deb); echo "deb: $$deb"; \
+	lintian --fail-on error --display-info $$deb; echo "lintian: no errors"
+
+# The package as installed (tests/package/installed.sh): dpkg -i into an
+# overlay of this host's root in private namespaces, a real request through
+# Debian's nginx with the snippets included, the units' own ExecStart lines
+# (systemd is not PID 1 there), dpkg --purge, and the host left as it was.
+# Only what this test needs: not every language's toolchain (make deps).
+test-package: deps-package
+	$(call apt_missing,$(DEPS_RUN) curl python3 man-db)
+	$(MAKE) deb
+	tests/package/deps_check.sh
+	tests/package/install_layout.sh $$(ls $(BUILD)/gaol_*.deb)
+	tests/package/installed.sh $$(ls $(BUILD)/gaol_*.deb)
 
 clean:
 	rm -rf build build-san

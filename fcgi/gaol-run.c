@@ -18,11 +18,14 @@
 #include "status.h"
 #include "judge/judge.h"
 #include "util/util.h"
+#include "api/version.h"
+#include "slot/uidlock.h"
 
 static void cli_usage(void)
 {
 	fprintf(stderr, "usage: gaol-run [--langs DIR] [--slot N] [--repeat N [--gap MS]] < request.json\n"
 		"       gaol-run [--slot N] --check\n"
+		"       gaol-run --version\n"
 		"  --langs DIR  language directories to use (default: GAOL_LANGS_DIR)\n"
 		"  --slot N     slot to run in (default: RUN_CONCURRENCY, the first\n"
 		"               slot beyond a running pool's)\n"
@@ -93,10 +96,40 @@ static int number(const char *s, long lo, long hi, long *out)
 	return 0;
 }
 
+/* The engine in slot (default: RUN_CONCURRENCY, the first slot beyond a
+ * running pool's), its UID ours alone while we run in it (uidlock.h). */
+static int open_engine(struct engine *e, long slot, struct uid_locks *uid)
+{
+	char err[1024];
+	struct gaol_config probe;
+
+	if (slot < 0) {
+		if (config_from_env(&probe, err, sizeof(err)) < 0) {
+			fprintf(stderr, "gaol-run: %s\n", err);
+			return -1;
+		}
+		slot = probe.concurrency;
+		config_free(&probe);
+	}
+	if (engine_load(e, err, sizeof(err)) < 0) {
+		fprintf(stderr, "gaol-run: %s\n", err);
+		return -1;
+	}
+	if (uidlock_take(uid, e->cfg.instance, e->cfg.uid_base + (uid_t)slot, 1,
+			 err, sizeof(err)) < 0 ||
+	    engine_take_slot(e, (unsigned)slot, err, sizeof(err)) < 0) {
+		fprintf(stderr, "gaol-run: %s\n", err);
+		engine_free(e);
+		uidlock_release(uid);
+		return -1;
+	}
+	return 0;
+}
+
 /* The command line.  0, or 2 (usage) after saying why. */
 struct options {
 	long slot, repeat, gap_ms;
-	int check;
+	int check, version;
 };
 
 static int parse_args(int argc, char **argv, struct options *o)
@@ -119,6 +152,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		} else if (!strcmp(argv[i], "--gap") && i + 1 < argc) {
 			if (number(argv[++i], 0, 60000, &o->gap_ms) < 0)
 				return 2;
+		} else if (!strcmp(argv[i], "--version")) {
+			o->version = 1;
 		} else if (!strcmp(argv[i], "--check")) {
 			o->check = 1;
 		} else {
@@ -134,27 +169,21 @@ int main(int argc, char **argv)
 	struct options o;
 	if (parse_args(argc, argv, &o))
 		return 2;
+	if (o.version) {
+		printf("gaol-run %s (build %s)\n", gaol_version(), gaol_build());
+		return 0;
+	}
 	long slot = o.slot, repeat = o.repeat, gap_ms = o.gap_ms;
 	int check = o.check;
 
 	struct engine e;
-	char err[1024];
-	struct gaol_config probe;
-	if (slot < 0) {
-		if (config_from_env(&probe, err, sizeof(err)) < 0) {
-			fprintf(stderr, "gaol-run: %s\n", err);
-			return 2;
-		}
-		slot = probe.concurrency;
-		config_free(&probe);
-	}
-	if (engine_init(&e, (unsigned)slot, err, sizeof(err)) < 0) {
-		fprintf(stderr, "gaol-run: %s\n", err);
+	struct uid_locks uid = { 0 };
+	if (open_engine(&e, slot, &uid) < 0)
 		return 2;
-	}
 	if (check) {
 		int missing = engine_selfcheck(&e, stdout);
 		engine_free(&e);
+		uidlock_release(&uid);
 		return missing ? 1 : 0;
 	}
 	size_t len = 0;
@@ -199,5 +228,6 @@ int main(int argc, char **argv)
 	answer_free(&a);
 	free(body);
 	engine_free(&e);
+	uidlock_release(&uid);
 	return rc;
 }

@@ -30,6 +30,8 @@
 #include <strings.h>
 
 #include "http.h"
+#include "metrics.h"
+#include "reqlog.h"
 #include "status.h"
 #include "judge/judge.h"
 
@@ -44,7 +46,8 @@ struct route {
 	bool (*enabled)(const struct gaol_config *cfg);  /* NULL: always */
 };
 
-static handler_fn handle_health, handle_run, handle_evaluate, handle_shutdown;
+static handler_fn handle_health, handle_run, handle_evaluate, handle_shutdown,
+	handle_metrics;
 
 static bool shutdown_allowed(const struct gaol_config *cfg)
 {
@@ -57,7 +60,11 @@ static const struct route routes[] = {
 	{ "/run",      "POST", true,  handle_run,      NULL },
 	{ "/evaluate", "POST", true,  handle_evaluate, NULL },
 	{ "/shutdown", "POST", false, handle_shutdown, shutdown_allowed },
+	{ "/metrics",  "GET",  false, handle_metrics,  NULL },
 };
+
+/* Prometheus' text exposition format. */
+static const char metrics_type[] = "text/plain; version=0.0.4; charset=utf-8";
 
 /* The body of a reply when even building an error answer failed. */
 static const char last_resort[] = "{\"error\": \"out of memory\"}";
@@ -256,6 +263,15 @@ static enum http_after handle_evaluate(struct engine *e, const char *body,
 	return HTTP_AFTER_NOTHING;
 }
 
+static enum http_after handle_metrics(struct engine *e, const char *body,
+				      size_t len, struct answer *a)
+{
+	(void)body;
+	(void)len;
+	metrics_render(e, a);
+	return HTTP_AFTER_NOTHING;
+}
+
 static enum http_after handle_shutdown(struct engine *e, const char *body,
 				       size_t len, struct answer *a)
 {
@@ -285,8 +301,10 @@ static void put_fcgx(FCGX_Request *req, const char *data, size_t len)
 	}
 }
 
-static void send_answer(FCGX_Request *req, const struct answer *a,
-			const char *allow, bool head)
+/* Returns the bytes sent (headers and body). */
+static size_t send_answer(FCGX_Request *req, const struct answer *a,
+			  const char *allow, bool head, const char *request_id,
+			  const char *type)
 {
 	const char *body = a->body ? a->body : last_resort;
 	size_t len = a->body ? a->len : sizeof last_resort - 1;
@@ -296,17 +314,21 @@ static void send_answer(FCGX_Request *req, const struct answer *a,
 
 	n = snprintf(hdr, sizeof hdr,
 		     "Status: %d %s\r\n"
-		     "Content-Type: application/json\r\n"
+		     "Content-Type: %s\r\n"
 		     "Content-Length: %zu\r\n"
 		     "Cache-Control: no-store\r\n"
+		     "X-Request-Id: %s\r\n"
 		     "%s%s%s"
 		     "\r\n",
-		     http_status(outcome), http_reason(outcome), len,
+		     http_status(outcome), http_reason(outcome),
+		     a->body && outcome == OUTCOME_OK && type ? type : "application/json",
+		     len, request_id,
 		     allow ? "Allow: " : "", allow ? allow : "",
 		     allow ? "\r\n" : "");
 	put_fcgx(req, hdr, (size_t)n);
 	if (!head)
 		put_fcgx(req, body, len);
+	return (size_t)n + (head ? 0 : len);
 }
 
 /* DEBUG: the request line and headers, one line each, made printable. */
@@ -337,11 +359,45 @@ static void log_request(unsigned slot, const FCGX_Request *req)
 
 void http_refuse_stopping(FCGX_Request *req)
 {
+	const char *method = param(req, "REQUEST_METHOD");
 	struct answer a = { 0 };
+	struct reqlog log;
+	size_t out;
 
+	reqlog_begin(&log, req);
 	answer_error(&a, OUTCOME_STOPPING, "shutting down");
-	send_answer(req, &a, NULL,
-		    strcmp(param(req, "REQUEST_METHOD"), "HEAD") == 0);
+	out = send_answer(req, &a, NULL, strcmp(method, "HEAD") == 0, log.id, NULL);
+	reqlog_end(&log, -1, method, &a, out);
+	answer_free(&a);
+}
+
+void http_serve_health(struct engine *e, FCGX_Request *req, bool serving)
+{
+	const char *method = param(req, "REQUEST_METHOD");
+	bool head = strcmp(method, "HEAD") == 0;
+	const char *allow = NULL;
+	struct answer a = { 0 };
+	struct reqlog log;
+	char path[4096];
+	size_t out;
+
+	reqlog_begin(&log, req);
+	request_path(req, path, sizeof path);
+	if (strcmp(path, "/health") != 0 && strcmp(path, "/") != 0) {
+		answer_error(&a, OUTCOME_NOT_FOUND, "no such path: %.*s", PATH_SHOWN_MAX, path);
+	} else if (strcmp(method, "GET") != 0 && !head) {
+		allow = "GET, HEAD";
+		answer_error(&a, OUTCOME_WRONG_METHOD, "method %.16s is not allowed on %.*s "
+			     "(allowed: %s)", method, PATH_SHOWN_MAX, path, allow);
+	} else if (!serving) {
+		answer_error(&a, OUTCOME_STOPPING, "no worker is running: the pool is "
+			     "(re)starting");
+	} else {
+		log.route = "/health";
+		engine_health(e, &a);
+	}
+	out = send_answer(req, &a, allow, head, log.id, NULL);
+	reqlog_end(&log, -1, method, &a, out);
 	answer_free(&a);
 }
 
@@ -351,9 +407,12 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 	enum http_after after = HTTP_AFTER_NOTHING;
 	struct answer a = { 0 };
 	const struct route *r;
+	struct reqlog log;
 	char path[4096];
 	char allow[64];
+	size_t out;
 
+	reqlog_begin(&log, req);
 	request_path(req, path, sizeof path);
 	if (e->cfg.debug)
 		log_request(e->slot_index, req);
@@ -363,8 +422,13 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 		size_t len = 0;
 
 		allow[0] = '\0';
+		log.route = r->path;
+		/* A slot is busy while it runs a request's sandboxes. */
+		metrics_slot_busy(e->slot_index, r->takes_body);
 		if (!r->takes_body || read_body(&e->cfg, req, &body, &len, &a) == 0)
 			after = r->handle(e, body, len, &a);
+		metrics_slot_busy(e->slot_index, false);
+		reqlog_body(&log, body, len);
 		free(body);
 	} else if (allow[0]) {
 		answer_error(&a, OUTCOME_WRONG_METHOD, "method %.16s is not allowed on %.*s "
@@ -373,7 +437,10 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 		answer_error(&a, OUTCOME_NOT_FOUND, "no such path: %.*s", PATH_SHOWN_MAX, path);
 	}
 
-	send_answer(req, &a, allow[0] ? allow : NULL, strcmp(method, "HEAD") == 0);
+	out = send_answer(req, &a, allow[0] ? allow : NULL,
+			  strcmp(method, "HEAD") == 0, log.id,
+			  r && r->handle == handle_metrics ? metrics_type : NULL);
+	reqlog_end(&log, (int)e->slot_index, method, &a, out);
 	answer_free(&a);
 	return after;
 }

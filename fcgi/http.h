@@ -7,6 +7,8 @@
 #ifndef GAOL_FCGI_HTTP_H
 #define GAOL_FCGI_HTTP_H
 
+#include <stdbool.h>
+
 #include <fcgiapp.h>
 
 #include "api/engine.h"
@@ -24,5 +26,10 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req);
 /* Answers an accepted request 503 without reading it: the pool is stopping.
  * Needs no engine, so the master can answer while its workers finish. */
 void http_refuse_stopping(FCGX_Request *req);
+
+/* GET /health (or GET /) answered by the master on its own socket, without a
+ * worker: the engine's health, or 503 when no worker is serving.  Any other
+ * path is 404, any other method 405. */
+void http_serve_health(struct engine *e, FCGX_Request *req, bool serving);
 
 #endif

@@ -10,6 +10,8 @@
  * - fd 0, as spawn-fcgi and systemd's StandardInput=socket hand it over;
  * - --socket PATH: gaol-fcgi binds a unix socket itself (mode 0660, group
  *   --socket-group if given) and removes it when it stops.
+ * fd 0 may be a TCP socket (spawn-fcgi -a/-p, systemd ListenStream=ADDR:PORT)
+ * for front ends on other hosts: see check_front_ends.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -30,6 +33,9 @@
 #include "api/config.h"
 #include "api/engine.h"
 #include "master.h"
+#include "metrics.h"
+#include "api/version.h"
+#include "slot/uidlock.h"
 
 #define LISTEN_BACKLOG 128
 
@@ -38,6 +44,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gaol-fcgi [--socket PATH [--socket-group GROUP]]\n"
 		"       gaol-fcgi --check\n"
+		"       gaol-fcgi --version\n"
 		"Serves gaol's HTTP API over FastCGI with a prefork pool of\n"
 		"RUN_CONCURRENCY workers.  Without --socket the listening socket\n"
 		"is fd 0 (spawn-fcgi, systemd StandardInput=socket).\n"
@@ -161,6 +168,109 @@ static int selfcheck(struct engine *e, unsigned slot, FILE *out)
 	return missing ? 1 : 0;
 }
 
+/* Our UIDs, before any slot is taken: taking one kills what runs in it.
+ * --check uses the UID just past the pool's. */
+static int take_uids(const struct engine *e, bool check, struct uid_locks *uids)
+{
+	char err[512];
+
+	if (uidlock_take(uids, e->cfg.instance,
+			 e->cfg.uid_base + (check ? e->cfg.concurrency : 0),
+			 check ? 1 : e->cfg.concurrency, err, sizeof err) < 0) {
+		fprintf(stderr, "gaol-fcgi: refusing to start: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * FastCGI carries no authentication: on a TCP socket anyone who reaches the
+ * port may run programs.  libfcgi (2.4.2, os_unix.c) reads
+ * FCGI_WEB_SERVER_ADDRS once, in FCGX_Init, and in OS_Accept closes an
+ * accepted connection at once unless its peer's address equals, by
+ * inet_addr(), one of the list's comma-separated entries.  It checks only
+ * AF_INET peers: unix and IPv6 (IPv4-mapped included) connections pass
+ * unchecked, an entry it cannot parse silently matches nobody, and an unset
+ * or empty list lets everyone in.  So on TCP we insist on what it can
+ * enforce: an IPv4 socket and a list of plain dotted quads.
+ */
+static int check_front_ends(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	const char *list = getenv("FCGI_WEB_SERVER_ADDRS");
+	char entry[64];
+	struct in_addr a;
+	size_t n;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+		fprintf(stderr, "gaol-fcgi: getsockname: %s\n", strerror(errno));
+		return -1;
+	}
+	if (ss.ss_family == AF_UNIX)
+		return 0;
+	if (ss.ss_family != AF_INET) {
+		fprintf(stderr, "gaol-fcgi: refusing to start: the socket is not "
+			"IPv4 (family %d), and libfcgi checks FCGI_WEB_SERVER_ADDRS "
+			"for IPv4 peers only: listen on an IPv4 address (spawn-fcgi "
+			"-a 10.0.0.5, ListenStream=10.0.0.5:9000)\n", ss.ss_family);
+		return -1;
+	}
+	if (!list || !*list) {
+		fprintf(stderr, "gaol-fcgi: refusing to start: a TCP socket needs "
+			"FCGI_WEB_SERVER_ADDRS, the IPv4 addresses of the front ends "
+			"that may connect (FastCGI has no authentication)\n");
+		return -1;
+	}
+	for (const char *p = list;; p += n + 1) {
+		bool ok;
+
+		n = strcspn(p, ",");
+		ok = n < sizeof entry;
+
+		if (ok) {
+			memcpy(entry, p, n);
+			entry[n] = 0;
+			ok = inet_pton(AF_INET, entry, &a) == 1;
+		}
+		if (!ok) {
+			fprintf(stderr, "gaol-fcgi: refusing to start: "
+				"FCGI_WEB_SERVER_ADDRS=\"%s\": \"%.*s\" is not an "
+				"IPv4 address (a.b.c.d, comma separated, no blanks)\n",
+				list, (int)n, p);
+			return -1;
+		}
+		if (!p[n])
+			return 0;
+	}
+}
+
+/* The socket to serve, ready for the workers, and libfcgi initialised
+ * (FCGX_Init reads FCGI_WEB_SERVER_ADDRS). */
+static int listening_socket(const char *path, const char *group)
+{
+	int fd = path ? socket_at_path(path, group) : socket_from_stdin();
+	int flags;
+
+	if (fd < 0)
+		return -1;
+	if (check_front_ends(fd) < 0) {
+		close(fd);
+		return -1;
+	}
+	/* The workers wait in ppoll() and never block in accept(): see the
+	 * design comment of worker.c. */
+	flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
+	    FCGX_Init() != 0) {
+		fprintf(stderr, "gaol-fcgi: preparing the socket: %s\n",
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -168,13 +278,15 @@ int main(int argc, char **argv)
 		{ "socket-group", required_argument, NULL, 'g' },
 		{ "check", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *socket_path = NULL, *socket_group = NULL;
 	struct engine e;
+	struct uid_locks uids = { 0 };
 	bool check = false;
 	char err[512];
-	int opt, fd, status, flags;
+	int opt, fd, status;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (opt) {
@@ -182,6 +294,9 @@ int main(int argc, char **argv)
 		case 'g': socket_group = optarg; break;
 		case 'c': check = true; break;
 		case 'h': usage(stdout); return 0;
+		case 'V':
+			printf("gaol-fcgi %s (build %s)\n", gaol_version(), gaol_build());
+			return 0;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -197,10 +312,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (take_uids(&e, check, &uids) < 0) {
+		engine_free(&e);
+		return 1;
+	}
 	if (check) {
 		/* The host report, in a slot no worker of a running pool uses. */
 		status = selfcheck(&e, e.cfg.concurrency, stdout);
 		engine_free(&e);
+		uidlock_release(&uids);
 		return status;
 	}
 	engine_sweep(&e);
@@ -208,26 +328,21 @@ int main(int argc, char **argv)
 	 * it, before a socket is served. */
 	if (selfcheck(&e, 0, NULL) != 0) {
 		engine_free(&e);
+		uidlock_release(&uids);
 		return 1;
 	}
 
-	fd = socket_path ? socket_at_path(socket_path, socket_group)
-			 : socket_from_stdin();
+	fd = listening_socket(socket_path, socket_group);
 	if (fd < 0) {
 		engine_free(&e);
-		return 1;
-	}
-	/* The workers wait in ppoll() and never block in accept(): see the
-	 * design comment of worker.c. */
-	flags = fcntl(fd, F_GETFL);
-	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
-	    FCGX_Init() != 0) {
-		fprintf(stderr, "gaol-fcgi: preparing the socket: %s\n",
-			strerror(errno));
-		engine_free(&e);
+		uidlock_release(&uids);
 		return 1;
 	}
 
+	/* Before the fork: the workers share the counters. */
+	if (metrics_init(&e) < 0)
+		fprintf(stderr, "gaol-fcgi: metrics: mmap: %s (GET /metrics "
+			"will answer 500)\n", strerror(errno));
 	fprintf(stderr, "gaol-fcgi: starting %u workers (cgroup v%d)\n",
 		e.cfg.concurrency, e.cgroup_version);
 	status = master_run(&e, fd);   /* closes fd */
@@ -235,5 +350,6 @@ int main(int argc, char **argv)
 	if (socket_path)
 		unlink(socket_path);
 	engine_free(&e);
+	uidlock_release(&uids);
 	return status;
 }

@@ -47,7 +47,9 @@
 
 #include "http.h"
 #include "api/engine.h"
+#include "health.h"
 #include "master.h"
+#include "metrics.h"
 #include "worker.h"
 #include "util/util.h"
 
@@ -70,6 +72,9 @@ struct pool {
 	unsigned n;
 	int listen_fd;
 	FCGX_Request refused;    /* the master's own request: 503 while stopping */
+	int health_fd;           /* the master's /health socket, or -1 */
+	char health_path[128];
+	FCGX_Request health;
 	int stop_r, stop_w;      /* stop pipe: the master closes stop_w to stop */
 	volatile int *stopping_shared; /* one page shared with the workers */
 	pid_t master;
@@ -114,6 +119,8 @@ static void start_worker(struct pool *p, unsigned i)
 		signal(SIGCHLD, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &p->usual, NULL);
 		close(p->stop_w);
+		if (p->health_fd >= 0)
+			close(p->health_fd);
 		_exit(worker_main(p->engine, i, p->listen_fd, p->stop_r,
 				  p->stopping_shared));
 	}
@@ -187,6 +194,9 @@ static void reap_workers(struct pool *p)
 		}
 		if (p->stopping)
 			continue;
+		/* A worker that died in a request left its slot marked busy. */
+		metrics_slot_busy(i, false);
+		metrics_worker_restart();   /* it is started again below */
 
 		if (now - w->started_ms < HEALTHY_LIFE_MS) {
 			if (w->short_lives < 16)
@@ -210,6 +220,40 @@ static unsigned workers_alive(const struct pool *p)
 	for (unsigned i = 0; i < p->n; i++)
 		alive += p->slots[i].pid != 0;
 	return alive;
+}
+
+/* GET /health on the master's own socket: answered at once, whatever the
+ * workers are doing; 503 while stopping or while no worker is alive. */
+static void answer_health(struct pool *p)
+{
+	for (int i = 0; i < REFUSE_BATCH; i++) {
+		if (FCGX_Accept_r(&p->health) < 0)
+			break;
+		if (p->stopping)
+			http_refuse_stopping(&p->health);
+		else
+			http_serve_health(p->engine, &p->health, workers_alive(p) > 0);
+	}
+	FCGX_Finish_r(&p->health);
+}
+
+/* The /health socket beside the pool's; a fault is a start-up error. */
+static int open_health(struct pool *p)
+{
+	char err[256];
+
+	p->health_fd = health_listen(p->listen_fd, p->health_path,
+				     sizeof(p->health_path), err, sizeof(err));
+	if (p->health_fd < 0 && err[0]) {
+		fprintf(stderr, "gaol-fcgi: master: %s\n", err);
+		return -1;
+	}
+	if (p->health_fd < 0)
+		fprintf(stderr, "gaol-fcgi: the pool's socket has no path: "
+			"/health is answered by the workers\n");
+	else
+		FCGX_InitRequest(&p->health, p->health_fd, FCGI_FAIL_ACCEPT_ON_INTR);
+	return 0;
 }
 
 /* Starts the workers that are due; returns ms until the next one is (-1:
@@ -236,6 +280,29 @@ static void kill_workers(struct pool *p)
 	for (unsigned i = 0; i < p->n; i++)
 		if (p->slots[i].pid)
 			kill(p->slots[i].pid, SIGKILL);
+}
+
+/* Waits up to next ms (-1: until something happens) for a signal, a
+ * /health request or, while stopping, a request to refuse; answers those. */
+static void wait_and_answer(struct pool *p, long long next)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = p->stopping ? p->listen_fd : -1, .events = POLLIN }, /* -1: not polled */
+		{ .fd = p->health_fd, .events = POLLIN },
+	};
+	struct timespec ts = { .tv_sec = next / 1000,
+			       .tv_nsec = (next % 1000) * 1000000 };
+
+	if (ppoll(pfd, 2, next < 0 ? NULL : &ts, &p->usual) < 0 &&
+	    errno != EINTR) {
+		fprintf(stderr, "gaol-fcgi: master: ppoll: %s\n", strerror(errno));
+		p->status = 1;
+		begin_stop(p);
+	}
+	if (pfd[0].revents & POLLIN)
+		refuse_queued(p);
+	if (pfd[1].revents & POLLIN)
+		answer_health(p);
 }
 
 int master_run(struct engine *e, int listen_fd)
@@ -282,11 +349,11 @@ int master_run(struct engine *e, int listen_fd)
 		return 1;
 	}
 
+	if (open_health(&p) < 0) {
+		free(p.slots);
+		return 1;
+	}
 	for (;;) {
-		struct pollfd pfd = { .events = POLLIN };
-		long long next;
-		struct timespec ts;
-
 		reap_workers(&p);
 		if (stop_requests > 0 && !p.stopping) {
 			fprintf(stderr, "gaol-fcgi: stopping: runs in progress "
@@ -301,25 +368,15 @@ int master_run(struct engine *e, int listen_fd)
 		}
 		if (p.stopping && workers_alive(&p) == 0)
 			break;
-
-		next = start_due_workers(&p);
-		ts.tv_sec = next / 1000;
-		ts.tv_nsec = (next % 1000) * 1000000;
-		pfd.fd = p.stopping ? p.listen_fd : -1;   /* -1: not polled */
-		pfd.revents = 0;
-		if (ppoll(&pfd, 1, next < 0 ? NULL : &ts, &p.usual) < 0 &&
-		    errno != EINTR) {
-			fprintf(stderr, "gaol-fcgi: master: ppoll: %s\n",
-				strerror(errno));
-			p.status = 1;
-			begin_stop(&p);
-		}
-		if (pfd.revents & POLLIN)
-			refuse_queued(&p);
+		wait_and_answer(&p, start_due_workers(&p));
 	}
 
 	refuse_queued(&p);
 	close(p.listen_fd);
+	if (p.health_fd >= 0) {
+		close(p.health_fd);
+		unlink(p.health_path);
+	}
 	close(p.stop_r);
 	free(p.slots);
 	if (p.status == 0)

@@ -3,14 +3,23 @@
 # spawn-fcgi starts, both children of this script, everything under $BUILD.
 #
 #   BUILD=build PORT=8080 nginx/stack.sh
+#   GAOL_INSTANCE=b RUN_UID_BASE=20001 PORT=8081 nginx/stack.sh   # a second one
 #
 # - Renders nginx/nginx.conf.in and the two snippets into $BUILD/nginx/$PORT/
 #   with the pool's socket, RUN_CONCURRENCY, RUN_INPUT_MAX and RUN_TIMEOUT_MAX.
 # - Starts `spawn-fcgi -n` (which becomes gaol-fcgi) on
-#   $BUILD/run/gaol-$PORT.sock, then `nginx -g 'daemon off;'` on
+#   $BUILD/run/$GAOL_INSTANCE-$PORT.sock (or on TCP: GAOL_FCGI_LISTEN),
+#   then `nginx -g 'daemon off;'` on
 #   127.0.0.1:$PORT, waits until GET /health answers 200 and prints a ready
 #   line.  Each child runs in its own session, so a Ctrl-C reaches this script
 #   only and the stop below is the only one.
+# - Each child also ends with this script, however it ends (SIGKILL
+#   included): setpriv --pdeathsig asks the kernel to signal it when its
+#   parent dies, and that survives the exec into spawn-fcgi, gaol-fcgi and
+#   nginx.  gaol-fcgi gets SIGKILL (its workers and their sandboxes die with
+#   it: nobody is left to read what a run in progress answers), nginx SIGTERM
+#   (its fast stop).  The next start removes the socket left behind, and
+#   gaol-fcgi kills whatever is left in its slot cgroups.
 # - SIGINT/SIGTERM, or either child ending, stops both: gaol-fcgi first with
 #   SIGTERM (runs in progress finish, new requests get 503), then nginx with
 #   SIGQUIT (graceful).  A second signal hurries both.  The socket is removed.
@@ -40,7 +49,23 @@ settings() {
 	BIN=$BUILD/gaol-fcgi
 	NGX=$BUILD/nginx/$PORT
 	RUN_DIR=$BUILD/run
-	SOCK=$RUN_DIR/gaol-$PORT.sock
+	INSTANCE=$(value GAOL_INSTANCE gaol)
+	[[ $INSTANCE =~ ^[A-Za-z0-9_][A-Za-z0-9_-]{0,31}$ ]] ||
+		die "GAOL_INSTANCE=\"$INSTANCE\": not a name of 1 to 32 letters, digits, '-' or '_' (not starting with '-')"
+	SOCK=$RUN_DIR/$INSTANCE-$PORT.sock
+	HEALTH_SOCK=$RUN_DIR/$INSTANCE-$PORT-health.sock   # gaol-fcgi's master makes it (unix socket only)
+	# GAOL_FCGI_LISTEN=ADDR:PORT: FastCGI over TCP instead of the unix
+	# socket (spawn-fcgi -a/-p); gaol-fcgi then needs FCGI_WEB_SERVER_ADDRS.
+	FCGI_LISTEN=${GAOL_FCGI_LISTEN:-}
+	if [ -n "$FCGI_LISTEN" ]; then
+		[[ $FCGI_LISTEN =~ ^([0-9]+\.[0-9]+\.[0-9]+\.[0-9]+):([0-9]+)$ ]] ||
+			die "GAOL_FCGI_LISTEN=\"$FCGI_LISTEN\": not an IPv4 ADDRESS:PORT"
+		FCGI_ADDR=${BASH_REMATCH[1]}
+		FCGI_PORT=${BASH_REMATCH[2]}
+		UPSTREAM=$FCGI_LISTEN
+	else
+		UPSTREAM=unix:$SOCK
+	fi
 	START_TIMEOUT=${GAOL_START_TIMEOUT:-120}   # seconds until /health answers
 	export GAOL_LANGS_DIR=${GAOL_LANGS_DIR:-$REPO/langs}
 
@@ -72,10 +97,15 @@ check_host() {
 	[ -x "$BIN" ] || die "$BIN is not built (run \`make\`)"
 	command -v nginx >/dev/null || die "nginx is not installed (\`make deps\`)"
 	command -v spawn-fcgi >/dev/null || die "spawn-fcgi is not installed (\`make deps\`)"
+	command -v setpriv >/dev/null || die "setpriv (util-linux) is not installed (\`make deps\`)"
 	[ -r /etc/nginx/fastcgi_params ] || die "/etc/nginx/fastcgi_params is missing"
-	(( ${#SOCK} < 108 )) || die "socket path too long for a unix socket: $SOCK"
+	(( ${#HEALTH_SOCK} < 108 )) || die "socket path too long for a unix socket: $HEALTH_SOCK"
 	if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
 		die "port $PORT is taken: something already listens on 127.0.0.1:$PORT"
+	fi
+
+	if [ -n "$FCGI_LISTEN" ] && (exec 3<>"/dev/tcp/$FCGI_ADDR/$FCGI_PORT") 2>/dev/null; then
+		die "GAOL_FCGI_LISTEN: something already listens on $FCGI_LISTEN"
 	fi
 
 	# nginx's workers, and the socket's owner so that they may connect.
@@ -105,10 +135,12 @@ render() {
 	fi
 
 	P=$(sed_escape "$NGX")
-	S=$(sed_escape "$SOCK")
+	S=$(sed_escape "$UPSTREAM")
 	sed -e "s|@PREFIX@|$P|g" -e "s|@PORT@|$PORT|g" -e "s|@USER@|$NGINX_USER_LINE|" \
 		"$REPO/nginx/nginx.conf.in" > "$NGX/nginx.conf" &&
-	sed -e "s|server unix:/run/gaol/gaol.sock;|server unix:$S;|" \
+	H=$(sed_escape "$HEALTH_SOCK")
+	sed -e "s|server unix:/run/gaol/gaol.sock;|server $S;|" \
+		-e "s|server unix:/run/gaol/gaol-health.sock;|server unix:$H;|" \
 		-e "s|(over RUN_INPUT_MAX)|(over RUN_INPUT_MAX, $INPUT_MAX bytes)|" \
 		"$REPO/nginx/gaol-http.conf" > "$NGX/gaol-http.conf" &&
 	sed -e "s|limit_conn gaol_slots [0-9]*;|limit_conn gaol_slots $CONCURRENCY;|" \
@@ -121,7 +153,8 @@ render() {
 
 	# The snippets are the shipped ones: if they no longer have the lines
 	# rewritten above, say so rather than run with gaol's defaults.
-	grep -qF "server unix:$SOCK;" "$NGX/gaol-http.conf" &&
+	grep -qF "server $UPSTREAM;" "$NGX/gaol-http.conf" &&
+	grep -qF "server unix:$HEALTH_SOCK;" "$NGX/gaol-http.conf" &&
 	grep -qF "limit_conn gaol_slots $CONCURRENCY;" "$NGX/gaol-locations.conf" &&
 	grep -qF "client_max_body_size $INPUT_MAX;" "$NGX/gaol-locations.conf" &&
 	grep -qF "client_body_buffer_size $INPUT_MAX;" "$NGX/gaol-locations.conf" &&
@@ -165,7 +198,7 @@ stop_all() {
 		fi
 	fi
 	wait 2>/dev/null
-	rm -f "$SOCK"
+	rm -f "$SOCK" "$HEALTH_SOCK"
 }
 
 fail() { say "$*"; stop_all; exit 1; }
@@ -185,27 +218,41 @@ http_health() {
 remove_stale_sockets() {
 	local listening f
 	listening=$(awk '$4 == "00010000" && $8 != "" { print $8 }' /proc/net/unix)
-	for f in "$RUN_DIR"/gaol-*.sock; do
+	for f in "$RUN_DIR/$INSTANCE"-*.sock; do
 		[ -S "$f" ] || continue
 		grep -qxF "$f" <<< "$listening" || rm -f "$f"
 	done
+}
+
+# spawn-fcgi's socket is there (it binds before gaol-fcgi starts).
+listening() {
+	if [ -n "$FCGI_LISTEN" ]; then
+		(exec 3<>"/dev/tcp/$FCGI_ADDR/$FCGI_PORT") 2>/dev/null
+	else
+		[ -S "$SOCK" ]
+	fi
 }
 
 start() {
 	# Ours included: nobody listens on it, or the port check would have
 	# failed (the socket is named by the port).
 	remove_stale_sockets
-	setsid spawn-fcgi -n -s "$SOCK" -M 0660 "${SPAWN_OWNER[@]}" -- "$BIN" &
+	if [ -n "$FCGI_LISTEN" ]; then
+		setsid setpriv --pdeathsig KILL spawn-fcgi -n -a "$FCGI_ADDR" -p "$FCGI_PORT" -- "$BIN" &
+	else
+		setsid setpriv --pdeathsig KILL spawn-fcgi -n -s "$SOCK" -M 0660 "${SPAWN_OWNER[@]}" -- "$BIN" &
+	fi
 	FCGI_PID=$!
 	for _ in $(seq 50); do
-		[ -S "$SOCK" ] && break
+		listening && break
 		alive "$FCGI_PID" || break
 		sleep 0.1
 	done
 	alive "$FCGI_PID" || fail "gaol-fcgi did not start (see above)"
-	[ -S "$SOCK" ] || fail "spawn-fcgi did not create $SOCK"
+	listening || fail "spawn-fcgi did not listen on $UPSTREAM"
 
-	setsid nginx -e stderr -p "$NGX/" -c "$NGX/nginx.conf" -g 'daemon off;' &
+	setsid setpriv --pdeathsig TERM \
+		nginx -e stderr -p "$NGX/" -c "$NGX/nginx.conf" -g 'daemon off;' &
 	NGINX_PID=$!
 }
 

@@ -163,6 +163,39 @@ static int get_timeout_max(long *max_ms, char *err, size_t errlen)
 	return 0;
 }
 
+/* The operator's ceilings on what an /evaluate request may ask for: CPU
+ * time per test (default 10s; at least the default time_limit_ms, at most
+ * the largest the request format takes) and memory (default 0: each
+ * language's own limit is the ceiling). */
+#define TIME_LIMIT_MAX_DEFAULT "10s"
+#define TIME_LIMIT_MAX_LEAST_MS 2000      /* judge.h's default time_limit_ms */
+#define TIME_LIMIT_MAX_MOST_MS 60000      /* judge.h's EVAL_TIME_LIMIT_MAX_MS */
+#define MEMORY_LIMIT_MAX_LEAST (8ULL << 20)   /* EVAL_MEMORY_MIN_MB */
+#define MEMORY_LIMIT_MAX_MOST (16384ULL << 20) /* EVAL_MEMORY_MAX_MB */
+
+static int get_eval_ceilings(struct gaol_config *cfg, char *err, size_t errlen)
+{
+	const char *v = env("RUN_TIME_LIMIT_MAX");
+
+	if (v == NULL)
+		v = TIME_LIMIT_MAX_DEFAULT;
+	if (timeout_parse(v, &cfg->eval_time_max_ms) == -1 ||
+	    cfg->eval_time_max_ms < TIME_LIMIT_MAX_LEAST_MS ||
+	    cfg->eval_time_max_ms > TIME_LIMIT_MAX_MOST_MS)
+		return fail(err, errlen, "RUN_TIME_LIMIT_MAX=\"%s\": not a time "
+			    "from 2s to 60s (a whole number with a unit ms, s "
+			    "or m)", v);
+	if (get_size("RUN_MEMORY_LIMIT_MAX", 0, 0, &cfg->eval_memory_max, err,
+		     errlen) == -1)
+		return -1;
+	if (cfg->eval_memory_max != 0 &&
+	    (cfg->eval_memory_max < MEMORY_LIMIT_MAX_LEAST ||
+	     cfg->eval_memory_max > MEMORY_LIMIT_MAX_MOST))
+		return fail(err, errlen, "RUN_MEMORY_LIMIT_MAX=\"%s\": not a size "
+			    "from 8m to 16g", env("RUN_MEMORY_LIMIT_MAX"));
+	return 0;
+}
+
 static bool is_env_name(const char *s, size_t len)
 {
 	size_t i;
@@ -292,12 +325,37 @@ static int get_langs_dir(struct gaol_config *cfg, char *err, size_t errlen)
 		    langs_dir_fallbacks[0], langs_dir_fallbacks[1]);
 }
 
+/* GAOL_INSTANCE names one gaol among several on a machine: its slots'
+ * cgroup parent and its default state directory, so it is one path
+ * component (letters, digits, '-', '_'; no leading '-' or '.'). */
+static int get_instance(struct gaol_config *cfg, char *err, size_t errlen)
+{
+	const char *v = env("GAOL_INSTANCE");
+	size_t i, len;
+
+	if (v == NULL)
+		v = "gaol";
+	len = strlen(v);
+	for (i = 0; i < len; i++)
+		if (!isascii((unsigned char)v[i]) ||
+		    !(isalnum((unsigned char)v[i]) || v[i] == '-' || v[i] == '_'))
+			break;
+	if (i < len || len > GAOL_INSTANCE_MAX || v[0] == '-')
+		return fail(err, errlen, "GAOL_INSTANCE=\"%s\": not a name of 1 "
+			    "to %d letters, digits, '-' or '_' (not starting "
+			    "with '-')", v, GAOL_INSTANCE_MAX);
+	strcpy(cfg->instance, v);
+	return 0;
+}
+
 static int get_state_dir(struct gaol_config *cfg, char *err, size_t errlen)
 {
 	const char *v = env("GAOL_STATE_DIR");
+	char def[sizeof("/run/") + GAOL_INSTANCE_MAX];
 
+	snprintf(def, sizeof(def), "/run/%s", cfg->instance);
 	if (v == NULL)
-		v = "/run/gaol";
+		v = def;
 	if (v[0] != '/')
 		return fail(err, errlen, "GAOL_STATE_DIR=\"%s\": not an absolute "
 			    "path", v);
@@ -361,10 +419,13 @@ static int read_env(struct gaol_config *cfg, char *err, size_t errlen)
 		     errlen) == -1)
 		return -1;
 	cfg->eval_parallel = (unsigned)n;
+	if (get_eval_ceilings(cfg, err, errlen) == -1)
+		return -1;
 	if (get_size("RUN_EVAL_CACHE_MAX", 256ULL << 20, 0, &cfg->eval_cache_max,
 		     err, errlen) == -1)
 		return -1;
 	if (get_langs_dir(cfg, err, errlen) == -1 ||
+	    get_instance(cfg, err, errlen) == -1 ||
 	    get_state_dir(cfg, err, errlen) == -1)
 		return -1;
 	return 0;

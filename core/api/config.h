@@ -15,6 +15,7 @@
 #define GAOL_ENV_ALLOW_MAX 32
 #define EVAL_PARALLEL_MAX 16
 #define GAOL_ROOT_EXTRA_MAX 16
+#define GAOL_INSTANCE_MAX 32
 
 struct gaol_config {
 	unsigned concurrency;           /* RUN_CONCURRENCY: slots, nginx limit_conn */
@@ -32,10 +33,15 @@ struct gaol_config {
 	unsigned long long memory_max;  /* RUN_MEMORY_MAX: RLIMIT_AS bytes, 0 = off */
 	unsigned long long tmp_size;    /* RUN_SANDBOX_TMP_SIZE, 0 = lang default */
 	unsigned long long mem_max;     /* RUN_SANDBOX_MEM_MAX, 0 = lang default */
+	unsigned long long eval_memory_max; /* RUN_MEMORY_LIMIT_MAX: ceiling of
+					     * memory_limit_mb, bytes; 0 = each
+					     * language's own memory limit */
+	long eval_time_max_ms;          /* RUN_TIME_LIMIT_MAX: ceiling of time_limit_ms */
 	unsigned eval_parallel;         /* RUN_EVAL_PARALLEL: test cases at once */
 	unsigned long long eval_cache_max; /* RUN_EVAL_CACHE_MAX: compile cache bytes */
 	char langs_dir[4096];           /* GAOL_LANGS_DIR (default: next to binary) */
-	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/gaol) */
+	char instance[GAOL_INSTANCE_MAX + 1]; /* GAOL_INSTANCE: cgroup parent, state dir */
+	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/<instance>) */
 };
 
 /* Reads the environment into *cfg.  On a bad value returns -1 and writes a

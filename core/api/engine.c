@@ -17,6 +17,7 @@
 #include "judge/cache.h"
 #include "api/engine.h"
 #include "api/request.h"
+#include "api/version.h"
 #include "util/utf8.h"
 #include "util/util.h"
 
@@ -159,37 +160,60 @@ static struct json_object *measured_or_null(long v)
 	return v < 0 ? NULL : json_object_new_int64(v);
 }
 
+/* Codebattle's parser (output_parser_v2.ex) tells a timeout and an OOM kill
+ * from other failures only by what a killed `make test` reports: exit 143
+ * with "SIGTERM" for its runner's timeout, exit 2 with make's "Killed" for
+ * the OOM killer.  The answer says it in those terms (exit_code, a line
+ * added to stderr) and keeps timed_out, oom_killed and signal as they really
+ * were.  A harness that lived through an OOM kill of a child keeps its exit 0. */
+static int codebattle_exit(const struct sandbox_result *res, int code, long timeout_ms,
+			   unsigned long long mem_max, char *note, size_t len)
+{
+	note[0] = 0;
+	if (res->timed_out) {
+		snprintf(note, len, "gaol: timed out after %ld ms: SIGTERM (exit 143, as "
+			 "Codebattle's runner reports a timeout; the run was stopped "
+			 "with SIGKILL)\n", timeout_ms);
+		return 143;
+	}
+	if (res->oom_killed && code != 0) {
+		snprintf(note, len, "gaol: Killed: memory limit (%llu bytes) exceeded "
+			 "(exit 2, as make reports it)\n", mem_max);
+		return 2;
+	}
+	return code;
+}
+
 static void answer_run(struct answer *a, const struct sandbox_result *res,
-		       const struct lang *lang)
+		       const struct lang *lang, long timeout_ms)
 {
 	struct json_object *obj = json_object_new_object();
-	struct json_object *code_json = NULL, *signal = NULL;
-	char name[32];
+	struct json_object *signal = NULL;
+	char name[32], note[256];
+	int code = -1;
 
-	int code = res->killed ? -1 : exit_code(res->wait_status);
-	if (code >= 0)
-		code_json = json_object_new_int(code);
-	if (code >= 0 && WIFSIGNALED(res->wait_status)) {
-		int sig = WTERMSIG(res->wait_status);
-		signal = json_object_new_string(signal_name(sig, name, sizeof(name)));
+	if (res->killed) {
+		/* gaol's own stop (the timeout): init and the run get SIGKILL. */
+		signal = json_object_new_string("SIGKILL");
+	} else {
+		code = exit_code(res->wait_status);
+		if (code >= 0 && WIFSIGNALED(res->wait_status)) {
+			int sig = WTERMSIG(res->wait_status);
+			signal = json_object_new_string(signal_name(sig, name, sizeof(name)));
+		}
 	}
-	json_object_object_add(obj, "exit_code", code_json);
+	code = codebattle_exit(res, code, timeout_ms, lang->mem_max, note, sizeof(note));
+	json_object_object_add(obj, "exit_code", code < 0 ? NULL : json_object_new_int(code));
 	json_object_object_add(obj, "stdout", utf8_json_string(res->out ? res->out : "",
 							       res->out_len));
-	if (res->oom_killed) {
-		/* As the Codebattle runner says it, after what the program wrote. */
-		char *err = NULL;
-		int n = asprintf(&err, "%.*s%srunner: killed: memory limit (%llu bytes) exceeded\n",
-				 (int)res->err_len, res->err ? res->err : "",
-				 res->err_len && res->err[res->err_len - 1] != '\n' ? "\n" : "",
-				 lang->mem_max);
-		json_object_object_add(obj, "stderr", n < 0 ? json_object_new_string("")
-					: utf8_json_string(err, (size_t)n));
-		free(err);
-	} else {
-		json_object_object_add(obj, "stderr",
-				       utf8_json_string(res->err ? res->err : "", res->err_len));
-	}
+	/* The note goes after what the program wrote, on a line of its own. */
+	char *err = NULL;
+	int n = asprintf(&err, "%.*s%s%s", (int)res->err_len, res->err ? res->err : "",
+			 note[0] && res->err_len && res->err[res->err_len - 1] != '\n' ? "\n" : "",
+			 note);
+	json_object_object_add(obj, "stderr", n < 0 ? json_object_new_string("")
+			       : utf8_json_string(err, (size_t)n));
+	free(err);
 	json_object_object_add(obj, "timed_out", json_object_new_boolean(res->timed_out));
 	json_object_object_add(obj, "oom_killed", json_object_new_boolean(res->oom_killed));
 	json_object_object_add(obj, "signal", signal);
@@ -208,10 +232,30 @@ bool engine_body_too_large(const struct engine *e, size_t len, struct answer *a)
 	return true;
 }
 
+/* How long the program may run.  Codebattle's HTTP client waits exactly the
+ * request's timeout for the answer (remote_zig.ex: receive_timeout is
+ * container_run_timeout), so the program is stopped early enough for the
+ * kill, the sandbox's teardown and the answer to fit in it even on a busy
+ * host (50+ ms seen): a reserve of a tenth of the timeout, 100 to 500 ms
+ * (at most half), and what passed since the request arrived. */
+static long run_budget_ms(long timeout_ms, long arrived_ms)
+{
+	long reserve = timeout_ms / 10;
+	if (reserve < 100)
+		reserve = 100;
+	if (reserve > 500)
+		reserve = 500;
+	if (reserve > timeout_ms / 2)
+		reserve = timeout_ms / 2;
+	long budget = timeout_ms - reserve - (now_ms() - arrived_ms);
+	return budget < 1 ? 1 : budget;
+}
+
 void engine_run(struct engine *e, const char *body, size_t len, struct answer *a)
 {
 	char err[512];
 	struct run_request req;
+	long arrived = now_ms();
 
 	memset(a, 0, sizeof(*a));
 	if (engine_body_too_large(e, len, a))
@@ -259,7 +303,7 @@ void engine_run(struct engine *e, const char *body, size_t len, struct answer *a
 		.command = lang->test_cmd,
 		.files = files,
 		.n_files = n,
-		.timeout_ms = req.timeout_ms,
+		.timeout_ms = run_budget_ms(req.timeout_ms, arrived),
 		.output_max = e->cfg.output_max,
 	};
 	struct sandbox_result res;
@@ -270,7 +314,7 @@ void engine_run(struct engine *e, const char *body, size_t len, struct answer *a
 			     res.output_exceeded == STREAM_STDOUT ? "stdout" : "stderr",
 			     e->cfg.output_max);
 	} else {
-		answer_run(a, &res, lang);
+		answer_run(a, &res, lang, req.timeout_ms);
 	}
 	sandbox_result_free(&res);
 out:
@@ -282,16 +326,28 @@ void engine_health(const struct engine *e, struct answer *a)
 	struct json_object *obj = json_object_new_object();
 	struct json_object *ok = json_object_new_array();
 	struct json_object *missing = json_object_new_array();
-	for (size_t i = 0; i < e->langs.n; i++)
-		json_object_array_add(e->langs.v[i].installed ? ok : missing,
-				      json_object_new_string(e->langs.v[i].slug));
+	struct json_object *toolchains = json_object_new_object();
+	for (size_t i = 0; i < e->langs.n; i++) {
+		const struct lang *l = &e->langs.v[i];
+		json_object_array_add(l->installed ? ok : missing,
+				      json_object_new_string(l->slug));
+		/* Which toolchain serves it: the first line its probe printed
+		 * (csharp says whether it is Mono or a .NET SDK). */
+		const char *v = l->version ? l->version : "";
+		if (l->installed && *v)
+			json_object_object_add(toolchains, l->slug,
+					       utf8_json_string(v, strcspn(v, "\n")));
+	}
 	json_object_object_add(obj, "ok", json_object_new_boolean(1));
 	json_object_object_add(obj, "service", json_object_new_string("gaol"));
+	json_object_object_add(obj, "version", json_object_new_string(gaol_version()));
+	json_object_object_add(obj, "build", json_object_new_string(gaol_build()));
 	json_object_object_add(obj, "slots", json_object_new_int((int)e->cfg.concurrency));
 	json_object_object_add(obj, "slot", json_object_new_int((int)e->slot_index));
 	json_object_object_add(obj, "cgroup", json_object_new_string(
 				       e->cgroup_version == 2 ? "v2" : "v1"));
 	json_object_object_add(obj, "languages", ok);
 	json_object_object_add(obj, "not_installed", missing);
+	json_object_object_add(obj, "toolchains", toolchains);
 	answer_json(a, OUTCOME_OK, obj);
 }

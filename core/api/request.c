@@ -124,7 +124,7 @@ static int parse_fields(struct json_object *obj, long timeout_default_ms,
 		if (req->timeout_ms > timeout_max_ms) {
 			format_ms(timeout_max_ms, max, sizeof(max));
 			return fail(err, errlen, "timeout \"%s\" is above the "
-				    "maximum of %s", quoted, max);
+				    "maximum of %s (RUN_TIMEOUT_MAX)", quoted, max);
 		}
 	}
 

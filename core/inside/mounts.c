@@ -1,7 +1,8 @@
 /*
  * mounts: the run's mount view, built by init in its own mount namespace.
- * First what no request decides (mounts_build_static: the read-only root,
- * the identity files, /dev, /proc, the cgroup view), which a worker may do
+ * First what no request decides (mounts_build_static: the root, a tmpfs of
+ * the run's own with the read-only binds, the neutral files, /dev, /proc, the
+ * cgroup view), which a worker may do
  * ahead of the request; then the request's part (mounts_build_request: the
  * writable tmpfs, /sandbox over the language directory, pivot_root).  Every
  * step that fails ends init with its name (init_fail).  All of it vanishes
@@ -38,6 +39,7 @@
 
 #include "api/config.h"
 #include "inside/inside.h"
+#include "inside/neutral.h"
 #include "util/util.h"
 
 #define SHM_SIZE "64m"
@@ -48,6 +50,11 @@ const char *const root_allow[] = {
 	"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 };
 const size_t root_allow_n = N(root_allow);
+
+/* Mount points and directories of a run's root, made by init in its tmpfs. */
+static const char *const root_dirs[] = {
+	"dev", "proc", "tmp", "sandbox", "sys", "sys/fs", "sys/fs/cgroup", ".old",
+};
 
 /* Host files inside the allowlist that are the service's own: hidden under
  * an empty file.  Absent ones are skipped. */
@@ -196,7 +203,9 @@ static void build_dev(const struct plan *p, const char *dev)
 		       MS_NOEXEC, "size=64k,nr_inodes=64,mode=0755", "remount /dev");
 }
 
-static void build_proc(const struct plan *p, const char *proc)
+/* null: the run's own /dev/null (a host one would show the host's devtmpfs,
+ * sized by its memory, in /proc/self/mountinfo). */
+static void build_proc(const struct plan *p, const char *proc, const char *null)
 {
 	char path[PATH_MAX];
 	mount_or_fail(p, "proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
@@ -209,7 +218,7 @@ static void build_proc(const struct plan *p, const char *proc)
 	for (size_t i = 0; i < N(proc_masked); i++) {
 		snprintf(path, sizeof(path), "%s/%s", proc, proc_masked[i]);
 		if (access(path, F_OK) == 0)
-			mount_or_fail(p, "/dev/null", path, NULL, MS_BIND, NULL,
+			mount_or_fail(p, null, path, NULL, MS_BIND, NULL,
 				       "mask /proc");
 	}
 }
@@ -218,14 +227,13 @@ static void build_proc(const struct plan *p, const char *proc)
  * at run time.  Each is the read-only lower layer of a private overlay whose
  * writes land in the run's scratch tmpfs: pre-warmed for every run,
  * poisonable by none.  A path missing on the host is skipped. */
-static void build_cache_overlays(const struct plan *p, const char *root,
-				 const char *scratch)
+static void build_cache_overlays(const struct plan *p, const char *root)
 {
 	char **paths = p->spec->lang->overlay_paths;
 	uid_t uid = p->slot->uid;
 	for (size_t i = 0; paths && paths[i]; i++) {
 		struct stat st;
-		char target[PATH_MAX], up[PATH_MAX], work[PATH_MAX], opts[3 * PATH_MAX];
+		char target[PATH_MAX], lower[64], up[64], work[64], opts[256];
 		if (stat(paths[i], &st) < 0 || !S_ISDIR(st.st_mode) || strpbrk(paths[i], ",:"))
 			continue;
 		snprintf(target, sizeof(target), "%s%s", root, paths[i]);
@@ -233,12 +241,16 @@ static void build_cache_overlays(const struct plan *p, const char *root,
 		 * skeleton, once. */
 		if (access(target, F_OK) < 0 && mkdir_p(target, 0755) < 0)
 			init_fail(p, "cache overlay mount point");
-		snprintf(up, sizeof(up), "%s/cache%zu", scratch, i);
-		snprintf(work, sizeof(work), "%s/cache%zu.work", scratch, i);
-		if (mkdir(up, 0755) < 0 || chown(up, uid, uid) < 0 || mkdir(work, 0700) < 0)
+		/* Named relative to the scratch tmpfs, init's working
+		 * directory: mountinfo shows these names, not host paths. */
+		snprintf(lower, sizeof(lower), "cache%zu.lower", i);
+		snprintf(up, sizeof(up), "cache%zu", i);
+		snprintf(work, sizeof(work), "cache%zu.work", i);
+		if (symlink(paths[i], lower) < 0 || mkdir(up, 0755) < 0 ||
+		    chown(up, uid, uid) < 0 || mkdir(work, 0700) < 0)
 			init_fail(p, "cache overlay layers");
 		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,workdir=%s",
-			 paths[i], up, work);
+			 lower, up, work);
 		mount_or_fail(p, "overlay", target, "overlay", MS_NOSUID | MS_NODEV,
 			       opts, "mount cache overlay");
 	}
@@ -265,18 +277,110 @@ static void mount_cgroup_view(const struct plan *p, const char *root)
 	}
 }
 
-/* The part of the run's mount view that no request decides: the new root's
- * read-only binds, the identity files, /dev and /proc.  A worker builds it
- * ahead of the request (slot_prepare), or the run does. */
+/* The skeleton of a run's root, in the fresh tmpfs at root: empty mount
+ * points and the allowlist's symlinks.  -1 with errno. */
+static int fill_root(const struct slot *s, const char *root)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < N(root_dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, root_dirs[i]);
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -1;
+	}
+	for (size_t i = 0; i < N(root_allow); i++) {
+		struct stat st;
+		char target[PATH_MAX];
+		if (lstat(root_allow[i], &st) < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s%s", root, root_allow[i]);
+		if (S_ISLNK(st.st_mode)) {
+			ssize_t n = readlink(root_allow[i], target, sizeof(target) - 1);
+			if (n < 0)
+				return -1;
+			target[n] = 0;
+			if (symlink(target, path) < 0)
+				return -1;
+		} else if (S_ISDIR(st.st_mode) && mkdir(path, 0755) < 0 && errno != EEXIST) {
+			return -1;
+		}
+	}
+	/* Mount points of RUN_ROOT_EXTRA (under a bound directory they exist
+	 * already, in the host's tree, once it is bound). */
+	for (size_t i = 0; i < s->cfg->n_root_extra; i++) {
+		snprintf(path, sizeof(path), "%s%s", root, s->cfg->root_extra[i]);
+		if (mkdir_p(path, 0755) < 0)
+			return -1;
+	}
+	for (int i = 0; i < s->cg.n_hierarchies; i++) {
+		snprintf(path, sizeof(path), "%s/sys/fs/cgroup/%s", root, s->cg.hierarchy[i]);
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -1;
+	}
+	return 0;
+}
+
+/* /usr/local is the host's own (nothing a language needs is there): hidden
+ * under an empty directory unless RUN_ROOT_EXTRA asks for it or a path in it. */
+static bool usr_local_wanted(const struct gaol_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_root_extra; i++)
+		if (strncmp(cfg->root_extra[i], "/usr/local", 10) == 0 &&
+		    (cfg->root_extra[i][10] == '\0' || cfg->root_extra[i][10] == '/'))
+			return true;
+	return false;
+}
+
+/* What would name the host: its service configuration, /usr/local, its
+ * identity files and boot's details (neutral.h), each under a file of the
+ * run's own tmpfs at ids. */
+static void bind_neutral(const struct plan *p, const char *root, const char *ids)
+{
+	char src[PATH_MAX], path[PATH_MAX];
+
+	mount_or_fail(p, "tmpfs", ids, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		       "size=64k,nr_inodes=64,mode=0755", "mount neutral files");
+	int dfd = open(ids, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || neutral_write(dfd, p->slot->uid) < 0)
+		init_fail(p, "write neutral files");
+	close(dfd);
+	for (size_t i = 0; i < N(root_masked); i++) {
+		if (access(root_masked[i], F_OK) < 0)
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", ids, NEUTRAL_EMPTY_FILE);
+		pathcat(path, sizeof(path), root, root_masked[i]);
+		bind_ro(p, src, path, "mask service config");
+	}
+	pathcat(path, sizeof(path), root, "/usr/local");
+	if (!usr_local_wanted(p->slot->cfg) && access(path, F_OK) == 0) {
+		snprintf(src, sizeof(src), "%s/%s", ids, NEUTRAL_EMPTY_DIR);
+		bind_ro(p, src, path, "mask /usr/local");
+	}
+	for (size_t i = 0; i < neutral_n_binds; i++) {
+		pathcat(path, sizeof(path), root, neutral_binds[i].target);
+		if (!neutral_binds[i].required && access(path, F_OK) < 0)
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", ids, neutral_binds[i].name);
+		bind_ro(p, src, path, "bind neutral files");
+	}
+}
+
+/* The part of the run's mount view that no request decides: the new root
+ * (a tmpfs of the run's own) with its read-only binds, /dev, /proc and the
+ * neutral files.  A worker builds it ahead of the request (slot_prepare), or
+ * the run does. */
 void mounts_build_static(const struct plan *p)
 {
 	const char *state = p->slot->state_dir;
-	char root[PATH_MAX], path[PATH_MAX];
+	char root[PATH_MAX], path[PATH_MAX], null[PATH_MAX];
 
 	mount_or_fail(p, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL,
 		       "make / private");
 	pathcat(root, sizeof(root), state, "/root");
-	mount_or_fail(p, root, root, NULL, MS_BIND, NULL, "bind root");
+	mount_or_fail(p, "tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV,
+		       "size=1m,nr_inodes=1024,mode=0755", "mount root");
+	if (fill_root(p->slot, root) < 0)
+		init_fail(p, "skeleton");
 	for (size_t i = 0; i < N(root_allow); i++) {
 		struct stat st;
 		if (lstat(root_allow[i], &st) < 0 || !S_ISDIR(st.st_mode))
@@ -289,25 +393,13 @@ void mounts_build_static(const struct plan *p)
 		pathcat(path, sizeof(path), root, cfg->root_extra[i]);
 		bind_ro(p, cfg->root_extra[i], path, "bind RUN_ROOT_EXTRA");
 	}
-	static const char *const identity[] = { "passwd", "group" };
-	for (size_t i = 0; i < N(identity); i++) {
-		char src[PATH_MAX];
-		snprintf(src, sizeof(src), "%s/%s", state, identity[i]);
-		snprintf(path, sizeof(path), "%s/etc/%s", root, identity[i]);
-		bind_ro(p, src, path, "bind identity");
-	}
-	for (size_t i = 0; i < N(root_masked); i++) {
-		char src[PATH_MAX];
-		if (access(root_masked[i], F_OK) < 0)
-			continue;
-		snprintf(src, sizeof(src), "%s/empty", state);
-		pathcat(path, sizeof(path), root, root_masked[i]);
-		bind_ro(p, src, path, "mask service config");
-	}
 	pathcat(path, sizeof(path), root, "/dev");
 	build_dev(p, path);
 	pathcat(path, sizeof(path), root, "/proc");
-	build_proc(p, path);
+	pathcat(null, sizeof(null), root, "/dev/null");
+	build_proc(p, path, null);
+	pathcat(path, sizeof(path), state, "/ids");
+	bind_neutral(p, root, path);
 	mount_cgroup_view(p, root);
 	if (sethostname("gaol", 4) < 0)
 		init_fail(p, "sethostname");
@@ -324,10 +416,24 @@ int mounts_build_request(const struct plan *p, int *scratch_fd)
 	pathcat(root, sizeof(root), state, "/root");
 	pathcat(scratch, sizeof(scratch), state, "/scratch");
 	int upper = build_scratch(p, scratch, scratch_fd);
+	/* The overlays' layers are named relative to the scratch tmpfs (symlinks
+	 * to the language directory and the build), so that mountinfo shows
+	 * "lowerdir=build:lang,upperdir=upper", no host path. */
+	const struct sandbox_spec *spec = p->spec;
+	if (fchdir(*scratch_fd) < 0 || symlink(spec->lang->dir, "lang") < 0 ||
+	    (spec->lower && symlink(spec->lower, "build") < 0))
+		init_fail(p, "overlay layer names");
 	pathcat(path, sizeof(path), root, "/sandbox");
 	mount_or_fail(p, "overlay", path, "overlay", MS_NOSUID | MS_NODEV,
 		       p->overlay_opts, "mount /sandbox overlay");
-	build_cache_overlays(p, root, scratch);
+	build_cache_overlays(p, root);
+	/* /proc/meminfo: the run's own limit, not the host's memory. */
+	if (neutral_meminfo(*scratch_fd, "meminfo", spec->mem_max ? spec->mem_max
+			    : spec->lang->mem_max) < 0)
+		init_fail(p, "write meminfo");
+	pathcat(tmp, sizeof(tmp), scratch, "/meminfo");
+	pathcat(path, sizeof(path), root, "/proc/meminfo");
+	bind_ro(p, tmp, path, "bind meminfo");
 	pathcat(tmp, sizeof(tmp), scratch, "/tmp");
 	pathcat(path, sizeof(path), root, "/tmp");
 	mount_or_fail(p, tmp, path, NULL, MS_BIND, NULL, "bind /tmp");

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "judge/admit.h"
 #include "judge/cache.h"
 #include "api/engine.h"
 #include "util/fail.h"
@@ -61,9 +62,9 @@ void engine_evaluate(struct engine *e, const char *body, size_t len, struct answ
 		answer_error(a, OUTCOME_BAD_REQUEST, "language not installed: %s", lang->slug);
 		goto out;
 	}
-	if (!lang->build_cmd || !lang->run_cmd) {
-		answer_error(a, OUTCOME_INVALID, "language %s cannot be judged (no build/run target)",
-			     lang->slug);
+	if (eval_admit(&e->cfg, lang, req.memory_limit_mb, req.time_limit_ms, err,
+		       sizeof(err)) < 0) {
+		answer_error(a, OUTCOME_INVALID, "%s", err);
 		goto out;
 	}
 	struct build b = { 0 };

@@ -31,13 +31,12 @@ int plan_layers(struct plan *p, char *err, size_t errlen)
 {
 	const struct sandbox_spec *spec = p->spec;
 	const struct lang *lang = spec->lang;
-	const char *state = p->slot->state_dir;
 	const char *step = "overlay options";
 	errno = ENAMETOOLONG;
+	/* The layers' names in the scratch tmpfs (mounts_build_request). */
 	int n = snprintf(p->overlay_opts, sizeof(p->overlay_opts),
-			 "lowerdir=%s%s%s,upperdir=%s/scratch/upper,workdir=%s/scratch/work",
-			 spec->lower ? spec->lower : "", spec->lower ? ":" : "",
-			 lang->dir, state, state);
+			 "lowerdir=%slang,upperdir=upper,workdir=work",
+			 spec->lower ? "build:" : "");
 	if (n < 0 || (size_t)n >= sizeof(p->overlay_opts) || strpbrk(lang->dir, ",:") ||
 	    (spec->lower && strpbrk(spec->lower, ",:")))
 		goto fail;

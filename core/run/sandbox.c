@@ -332,6 +332,7 @@ int slot_prepare(struct slot *slot, char *err, size_t errlen)
 	reap_exiting(slot);
 	if (slot->ahead)
 		return 0;
+	slot_settle(slot);      /* the last run's init is reaped: nothing is left */
 	if (slot_refresh(slot, err, errlen) < 0)
 		return -1;
 	struct plan *p = malloc(sizeof(*p));

@@ -125,6 +125,7 @@ static int encode_request(const struct sandbox_spec *spec, struct wire *w)
 	put_str(w, lang->dir);
 	put_str(w, lang->workdir);
 	put_u64(w, lang->tmp_size);
+	put_u64(w, spec->mem_max ? spec->mem_max : lang->mem_max); /* meminfo */
 	put_strv(w, lang->subdirs);
 	put_strv(w, lang->overlay_paths);
 	put_str(w, spec->command);
@@ -177,6 +178,7 @@ int wire_receive_request(struct plan *p, struct received *got)
 	lang->dir = get_bytes(&w, NULL);
 	lang->workdir = get_bytes(&w, NULL);
 	lang->tmp_size = get_u64(&w);
+	lang->mem_max = get_u64(&w);
 	lang->subdirs = get_strv(&w);
 	lang->overlay_paths = get_strv(&w);
 	spec->lang = lang;

@@ -9,11 +9,12 @@
  * v1 (hybrid hosts such as this project's CI): memory, pids, cpu and cpuacct
  * hierarchies.  The payload joins them itself between fork and exec by
  * writing "0" into each cgroup.procs opened here, before it has run any of
- * its own code.  Page cache charged by earlier runs stays charged to the
- * slot, so the peak is reported as max_usage minus the usage at the start
- * (when the run reached the limit, the kernel reclaimed that cache and the
- * difference under-reports: sandbox.c then takes the payload's own maximum
- * RSS as a floor).
+ * its own code.  Page cache charged by earlier runs would stay charged to
+ * the slot, and a run that reaches the limit makes the kernel reclaim it:
+ * max_usage less the usage at the start would then under-report by what
+ * the runs before left (a 512 MB kill read as 180 MB).  So the slot is
+ * emptied between runs, while the worker is idle (memory.force_empty), and
+ * the peak is max_usage less the little the run's init holds at the start.
  *
  * v2: one directory.  The payload's PID 1 is cloned straight into it
  * (CLONE_INTO_CGROUP), memory.peak is reset through its own descriptor
@@ -35,8 +36,6 @@
 
 #include "slot/cgroup.h"
 #include "util/util.h"
-
-#define SLOT_PARENT "gaol"
 
 static const char *const v1_controllers[CG_MAX_CONTROLLERS] = {
 	[CG_MEMORY] = "memory", [CG_PIDS] = "pids", [CG_CPU] = "cpu",
@@ -225,13 +224,14 @@ fail:
 	return -1;
 }
 
-/* Creates <base>/gaol/<slot_name> for the given controllers with libcgroup and
- * opens its directory. */
+/* Creates <base>/<slot_name> for the given controllers with libcgroup and
+ * opens its directory.  slot_name is <instance>/<slot> (GAOL_INSTANCE), so
+ * the instances on one machine each have a parent of their own. */
 static int create(const char *controller, const char *base, const char *slot_name,
 		  char *path, size_t plen, char *err, size_t errlen)
 {
 	char name[512];
-	snprintf(name, sizeof(name), "%s%s" SLOT_PARENT "/%s", base,
+	snprintf(name, sizeof(name), "%s%s%s", base,
 		 *base ? "/" : "", slot_name);
 	struct cgroup *cg = cgroup_new_cgroup(name);
 	if (!cg) {
@@ -333,7 +333,7 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 			return -1;
 		}
 		const char *mp = cg->path[i] + strlen(cg->path[i]);
-		/* path is <mount point>/<own>/gaol/<slot>: the hierarchy's name is
+		/* path is <mount point>/<own>/<instance>/<slot>: the hierarchy's name is
 		 * the mount point's last component. */
 		char mpath[512];
 		if (mount_point(v1_controllers[i], mpath, sizeof(mpath)) == 0)
@@ -432,6 +432,13 @@ int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 fail:
 	snprintf(err, errlen, "sandbox: cgroup %s errno=%d", step, errno);
 	return -1;
+}
+
+int cgroup_slot_settle(const struct slot_cgroup *cg)
+{
+	if (cg->version == 2)
+		return 0;
+	return write_text(cg->dir_fd[CG_MEMORY], "memory.force_empty", "0");
 }
 
 int cgroup_slot_join(const struct slot_cgroup *cg)

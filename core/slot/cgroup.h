@@ -47,12 +47,17 @@ struct cgroup_usage {
  * Sets *version to 1 or 2, which every slot's setup is then given. */
 int cgroup_service_prepare(int *version, char *err, size_t errlen);
 /* Creates (or takes over, killing what a predecessor left in it) the cgroup
- * gaol/<name> under the service's own, of the given cgroup version (from
- * cgroup_service_prepare). */
+ * <name> under the service's own, of the given cgroup version (from
+ * cgroup_service_prepare); name is "<instance>/<slot>". */
 int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *name,
 		      char *err, size_t errlen);
 int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 		      char *err, size_t errlen);
+/* Between runs, with nothing in the slot cgroup: v1 reclaims what earlier
+ * runs left charged to it (page cache), so that the next run's peak is its
+ * own whatever ran before (memory.force_empty).  v2 resets memory.peak per
+ * run instead: nothing to do.  -1 with errno on failure. */
+int cgroup_slot_settle(const struct slot_cgroup *cg);
 /* Moves the calling process into the slot cgroup (v1 path; on v2 the payload
  * is cloned into it).  Async-signal-safe: used between fork and exec. */
 int cgroup_slot_join(const struct slot_cgroup *cg);

@@ -4,6 +4,10 @@
  * namespace creation answers EPERM so runtimes that probe it carry on, clone3
  * answers ENOSYS so libc, Go and the JVM fall back to clone(2) whose flags we
  * can inspect, and io_uring answers EPERM (libuv probes it at start).
+ * Sockets come in the families the languages use and no other: AF_VSOCK,
+ * AF_PACKET, AF_ALG and the rest answer EAFNOSUPPORT (a network namespace
+ * does not isolate vsock), and netlink is its routing protocol only (glibc's
+ * getaddrinfo and Go's net package read the interfaces through it).
  *
  * libseccomp compiles the table for the native ABI.  In front of its program
  * we put a guard of our own: any other audit arch, and any x32 syscall number
@@ -12,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -19,8 +24,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <linux/audit.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 
@@ -76,6 +83,14 @@ static const struct sock_filter guard[] = {
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The socket families a payload may open: socket(2) and socketpair(2) with
+ * any other domain answer EAFNOSUPPORT.  The domain is an int, but the filter
+ * sees the whole register: a value with high bits set is refused too. */
+static const unsigned long socket_families[] = {
+	AF_UNIX, AF_INET, AF_INET6, AF_NETLINK,
+};
+#define SOCKET_FAMILY_END 64         /* above AF_MAX (46 in Linux 6.x) */
+
 /* Calls newer than the libseccomp a host may have (2.5.4 on Debian 12), by
  * their x86_64 numbers: a name libseccomp does not know is still a call the
  * running kernel may well have. */
@@ -96,6 +111,41 @@ static int resolve(const char *name)
 		if (!strcmp(newer_calls[i].name, name))
 			return newer_calls[i].nr;
 	return __NR_SCMP_ERROR;
+}
+
+static bool allowed_family(unsigned long family)
+{
+	for (size_t i = 0; i < N(socket_families); i++)
+		if (socket_families[i] == family)
+			return true;
+	return false;
+}
+
+/* One rule per refused family below SOCKET_FAMILY_END and one for the rest:
+ * libseccomp takes a single comparison per argument in a rule, so a range
+ * is not one rule. */
+static int add_socket_rules(scmp_filter_ctx ctx, const char **step)
+{
+	static const char *const calls[] = { "socket", "socketpair" };
+	for (size_t c = 0; c < N(calls); c++) {
+		int nr = seccomp_syscall_resolve_name(calls[c]);
+		*step = calls[c];
+		for (unsigned long f = 0; f < SOCKET_FAMILY_END; f++)
+			if (!allowed_family(f) &&
+			    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), nr, 1,
+					     SCMP_A0(SCMP_CMP_EQ, f)) < 0)
+				return -1;
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), nr, 1,
+				     SCMP_A0(SCMP_CMP_GE, SOCKET_FAMILY_END)) < 0)
+			return -1;
+		/* Netlink: NETLINK_ROUTE (0) only; uevents, audit, sock_diag
+		 * and the rest are not the payload's business. */
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPROTONOSUPPORT), nr, 2,
+				     SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
+				     SCMP_A2(SCMP_CMP_NE, NETLINK_ROUTE)) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int add_rules(scmp_filter_ctx ctx, const char **step)
@@ -129,7 +179,7 @@ static int add_rules(scmp_filter_ctx ctx, const char **step)
 				     SCMP_A0(SCMP_CMP_MASKED_EQ, f, f)) < 0)
 			return -1;
 	}
-	return 0;
+	return add_socket_rules(ctx, step);
 }
 
 int seccomp_policy_build(struct seccomp_policy *p, char *err, size_t errlen)

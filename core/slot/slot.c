@@ -1,7 +1,6 @@
 /*
- * slot: a worker's slot, prepared once by the worker before any run: its
- * UID's identity files, the skeleton root its runs' mount views are built
- * on, the cgroup, the payload's environment, the seccomp program and the
+ * slot: a worker's slot, prepared once by the worker before any run: the
+ * mount points its runs' mount views are built on, the cgroup, the payload's environment, the seccomp program and the
  * next run's network namespace.
  */
 #define _GNU_SOURCE
@@ -41,91 +40,24 @@
 
 #define SANDBOX_PATH "/usr/bin:/bin"
 
-/* Mount points and directories of the skeleton root, made once per slot. */
-static const char *const root_dirs[] = {
-	"dev", "proc", "tmp", "sandbox", "sys", "sys/fs", "sys/fs/cgroup", ".old",
-};
-
-/* The slot's identity as programs look it up: a passwd and a group file with
- * the slot UID as "gaol", home /sandbox, bound over the host's. */
-static int make_identity(struct slot *s, char *path, size_t len)
-{
-	char text[512];
-	snprintf(path, len, "%s/passwd", s->state_dir);
-	snprintf(text, sizeof(text),
-		 "root:x:0:0:root:/nonexistent:/usr/sbin/nologin\n"
-		 "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
-		 "gaol:x:%u:%u:gaol sandbox:/sandbox:/bin/sh\n",
-		 (unsigned)s->uid, (unsigned)s->uid);
-	if (file_write_at(AT_FDCWD, path, O_TRUNC, 0644, text, strlen(text)) < 0)
-		return -1;
-	snprintf(path, len, "%s/group", s->state_dir);
-	snprintf(text, sizeof(text), "root:x:0:\nnogroup:x:65534:\ngaol:x:%u:\n",
-		 (unsigned)s->uid);
-	if (file_write_at(AT_FDCWD, path, O_TRUNC, 0644, text, strlen(text)) < 0)
-		return -1;
-	snprintf(path, len, "%s/empty", s->state_dir);
-	return file_write_at(AT_FDCWD, path, O_TRUNC, 0644, "", 0);
-}
-
-/* The skeleton root on the host: empty mount points and the allowlist's
- * symlinks.  It is only ever seen through a read-only bind. */
+/* The slot's mount points on the host: its runs' root, their neutral files
+ * (inside/neutral.h) and their writable scratch, each a tmpfs mounted in the
+ * run's own mount namespace only; init fills the root for each run
+ * (mounts_fill_root), so the root is a tmpfs of the run's own and
+ * /proc/self/mountinfo shows no host path for it. */
 static int make_skeleton(struct slot *s, char *err, size_t errlen)
 {
+	static const char *const dirs[] = { "root", "ids", "scratch" };
 	char path[PATH_MAX];
-	const char *step = path;
 
-	snprintf(path, sizeof(path), "%s/root", s->state_dir);
-	if (mkdir_p(path, 0755) < 0)
-		goto fail;
-	for (size_t i = 0; i < N(root_dirs); i++) {
-		snprintf(path, sizeof(path), "%s/root/%s", s->state_dir, root_dirs[i]);
-		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			goto fail;
-	}
-	for (size_t i = 0; i < root_allow_n; i++) {
-		struct stat st;
-		char target[PATH_MAX];
-		if (lstat(root_allow[i], &st) < 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/root%s", s->state_dir, root_allow[i]);
-		if (S_ISLNK(st.st_mode)) {
-			ssize_t n = readlink(root_allow[i], target, sizeof(target) - 1);
-			if (n < 0)
-				goto fail;
-			target[n] = 0;
-			unlink(path);
-			rmdir(path);
-			if (symlink(target, path) < 0)
-				goto fail;
-		} else if (S_ISDIR(st.st_mode)) {
-			if (mkdir(path, 0755) < 0 && errno != EEXIST)
-				goto fail;
+	for (size_t i = 0; i < N(dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", s->state_dir, dirs[i]);
+		if (mkdir_p(path, i == 0 ? 0755 : 0700) < 0) {
+			snprintf(err, errlen, "sandbox: skeleton %s errno=%d", path, errno);
+			return -1;
 		}
 	}
-	/* Mount points of RUN_ROOT_EXTRA (under a bound directory they exist
-	 * already, in the host's tree). */
-	for (size_t i = 0; i < s->cfg->n_root_extra; i++) {
-		snprintf(path, sizeof(path), "%s/root%s", s->state_dir, s->cfg->root_extra[i]);
-		struct stat st;
-		if (stat(path, &st) < 0 && mkdir_p(path, 0755) < 0)
-			goto fail;
-	}
-	for (int i = 0; i < s->cg.n_hierarchies; i++) {
-		snprintf(path, sizeof(path), "%s/root/sys/fs/cgroup/%s", s->state_dir,
-			 s->cg.hierarchy[i]);
-		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			goto fail;
-	}
-	snprintf(path, sizeof(path), "%s/scratch", s->state_dir);
-	if (mkdir_p(path, 0700) < 0)
-		goto fail;
-	if (make_identity(s, path, sizeof(path)) < 0)
-		goto fail;
 	return 0;
-fail:
-	snprintf(err, errlen, "sandbox: skeleton %s errno=%d", step, errno);
-	return -1;
 }
 
 static int make_netns(struct slot *s, char *err, size_t errlen);
@@ -168,8 +100,8 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 	slot->uid = cfg->uid_base + index;
 	slot->cfg = cfg;
 	/* A slot is named by its UID (and lane), in the state directory and
-	 * the cgroup tree alike: two services with different RUN_UID_BASE
-	 * never meet.  The lanes of one worker judge one request's test cases
+	 * the cgroup tree alike (under GAOL_INSTANCE's parent): two services
+	 * with different RUN_UID_BASE never meet.  The lanes of one worker judge one request's test cases
 	 * side by side: same UID, a cgroup each. */
 	char name[32];
 	if (lane)
@@ -182,7 +114,9 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 			 cfg->state_dir, errno);
 		return -1;
 	}
-	if (cgroup_slot_setup(&slot->cg, cgroup_version, name, err, errlen) < 0)
+	char cg_name[sizeof(name) + sizeof(cfg->instance) + 1];
+	snprintf(cg_name, sizeof(cg_name), "%s/%s", cfg->instance, name);
+	if (cgroup_slot_setup(&slot->cg, cgroup_version, cg_name, err, errlen) < 0)
 		return -1;
 	if (make_skeleton(slot, err, errlen) < 0)
 		return -1;
@@ -280,9 +214,23 @@ void slot_spent(struct slot *slot)
 	slot->netns_used = true;
 }
 
+/* Between runs, with nothing in the slot's cgroup: empty it of what the
+ * last run left charged (page cache), so that the next run's peak does not
+ * depend on it.  Best effort: a slot that could not be emptied still runs,
+ * with v1's older report. */
+void slot_settle(const struct slot *slot)
+{
+	if (cgroup_slot_settle(&slot->cg) < 0)
+		fprintf(stderr, "gaol: slot %u: cgroup memory.force_empty errno=%d\n",
+			slot->index, errno);
+}
+
 int slot_refresh(struct slot *slot, char *err, size_t errlen)
 {
 	if (!slot->ready || !slot->netns_used)
 		return 0;
+	/* A run (a judging lane's) ended since the last refresh. */
+	if (!slot->ahead)
+		slot_settle(slot);
 	return make_netns(slot, err, errlen);
 }

@@ -49,6 +49,20 @@ class Response:
                                         "..." if len(self.body) > 600 else "")
 
 
+# The stack listening on each port, so that request() can note each answer
+# gaol-fcgi gave (test_zz_request_log.py: each one left one log line).
+_STACK_ON_PORT = {}
+
+
+def _note_answer(port, method, path, resp):
+    """An answer of gaol-fcgi's own (its Cache-Control: no-store; nginx's
+    error pages have none) and its X-Request-Id, on the stack's list."""
+    s = _STACK_ON_PORT.get(port)
+    rid = resp.headers.get("x-request-id")
+    if s is not None and rid and resp.headers.get("cache-control") == "no-store":
+        s.answered.append((rid, method, path, resp.status))
+
+
 def request(port, method, path, body=None, headers=None, timeout=60.0):
     """One HTTP/1.1 request on a fresh connection to 127.0.0.1:port.
 
@@ -82,7 +96,9 @@ def request(port, method, path, body=None, headers=None, timeout=60.0):
         resp = conn.getresponse()
         data = resp.read()
         hdr = {k.lower(): v for k, v in resp.getheaders()}
-        return Response(resp.status, hdr, data, time.monotonic() - t0)
+        r = Response(resp.status, hdr, data, time.monotonic() - t0)
+        _note_answer(port, method, path, r)
+        return r
     finally:
         conn.close()
 
@@ -357,6 +373,8 @@ class Stack:
 
     def start(self, wait=True):
         self.log = open(self.log_path, "wb")
+        self.answered = []          # (request id, method, path, status)
+        _STACK_ON_PORT[self.port] = self
         self.proc = subprocess.Popen(
             [os.path.join(REPO, "nginx", "stack.sh")], cwd=REPO, env=self.env,
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT,
@@ -438,7 +456,8 @@ class Stack:
         """The pool's listening socket (stack.sh: $BUILD/run/gaol-$PORT.sock)."""
         self.remember_pids()
         for path in sorted(self.socket_paths()):
-            if path.endswith(".sock"):
+            # (not the master's own /health socket beside it)
+            if path.endswith(".sock") and not path.endswith("-health.sock"):
                 return path
         return os.path.join(BUILD_DIR, "run", "gaol-%d.sock" % self.port)
 
@@ -607,9 +626,11 @@ def _fcgi_pair(name, value):
     return length(len(name)) + length(len(value)) + name + value
 
 
-def fcgi_request(sock_path, method, uri, body=b"", headers=None, timeout=60.0):
+def fcgi_request(sock_path, method, uri, body=b"", headers=None, timeout=60.0, source=None):
     """One request straight to gaol-fcgi's socket, past nginx, as nginx's
-    fastcgi_params would send it.  Returns a Response."""
+    fastcgi_params would send it.  sock_path is a unix socket's path or a
+    TCP (host, port); source is the TCP client's own address.  Returns a
+    Response (status 0 and no body when the server closed without one)."""
     params = {
         "REQUEST_METHOD": method, "REQUEST_URI": uri, "SCRIPT_NAME": uri.split("?")[0],
         "DOCUMENT_URI": uri.split("?")[0], "QUERY_STRING": "", "SERVER_PROTOCOL": "HTTP/1.1",
@@ -630,8 +651,11 @@ def fcgi_request(sock_path, method, uri, body=b"", headers=None, timeout=60.0):
     msg += (_fcgi_record(5, 1, body) if body else b"") + _fcgi_record(5, 1, b"")  # STDIN
     t0 = time.monotonic()
     out = b""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+    family = socket.AF_UNIX if isinstance(sock_path, str) else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
         s.settimeout(timeout)
+        if source:
+            s.bind((source, 0))
         s.connect(sock_path)
         try:
             s.sendall(msg)
@@ -656,6 +680,8 @@ def fcgi_request(sock_path, method, uri, body=b"", headers=None, timeout=60.0):
                 out += content
             elif rtype == 3:        # END_REQUEST
                 break
+    if not out:
+        return Response(0, {}, b"", time.monotonic() - t0)
     head, _, body_out = out.partition(b"\r\n\r\n")
     hdrs = {}
     status = 200
@@ -666,3 +692,69 @@ def fcgi_request(sock_path, method, uri, body=b"", headers=None, timeout=60.0):
         elif k:
             hdrs[k.lower()] = v.strip()
     return Response(status, hdrs, body_out, time.monotonic() - t0)
+
+
+# ---------------------------------------------------------------- the host after an attack
+
+def _memory_cgroup(pid):
+    """The memory cgroup path of pid (v1's memory line, else v2's)."""
+    v2 = None
+    for line in (_read("/proc/%s/cgroup" % pid) or "").splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            return path
+        if controllers == "":
+            v2 = path
+    return v2
+
+
+def slot_cgroup_procs(lo, hi):
+    """{slot cgroup dir: [pids]} of slot UIDs lo..hi-1 that hold a process
+    of ours: one in this process's memory cgroup or below it.  (Several
+    test sessions may share this machine and, with pid-derived UIDs, a slot
+    UID; on a v1 host their stacks then share the pids, cpu and cpuacct
+    cgroups gaol/uidN, while each keeps its own memory cgroup.)"""
+    import glob
+    mine = (_memory_cgroup("self") or "/").rstrip("/") + "/"
+    out = {}
+    for uid in range(lo, hi):
+        for pattern in ("/sys/fs/cgroup/*/**/gaol/uid%d" % uid, "/sys/fs/cgroup/**/gaol/uid%d" % uid):
+            for d in glob.glob(pattern, recursive=True):
+                pids = [int(p) for p in (_read(os.path.join(d, "cgroup.procs")) or "").split()]
+                pids = [p for p in pids if ((_memory_cgroup(p) or "") + "/").startswith(mine)]
+                if pids:
+                    out[d] = pids
+    return out
+
+
+def host_left_clean(stack, mounts_before):
+    """What a stopped stack left on the host: processes of its slot UIDs or
+    of the stack, processes in its slot cgroups, mounts of its own paths that
+    were not there before (or are gone).  [] when the host is as it was."""
+    lo, hi = stack.uid_base, stack.uid_base + stack.concurrency
+    problems = []
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and (processes_of_uids(lo, hi) or stack.processes()
+                                           or slot_cgroup_procs(lo, hi)):
+        time.sleep(0.1)
+    if processes_of_uids(lo, hi):
+        problems.append("processes of slot UIDs: %r" % processes_of_uids(lo, hi))
+    if stack.processes():
+        problems.append("processes of the stack: %r" % stack.processes())
+    if slot_cgroup_procs(lo, hi):
+        problems.append("processes in the slot cgroups: %r" % slot_cgroup_procs(lo, hi))
+    # Mounts this stack could have left: under its state directory, its
+    # build or its work directory.  (The machine is shared: other programs'
+    # mounts come and go meanwhile and are not evidence.)
+    ours = (os.environ.get("GAOL_STATE_DIR", "/run/gaol"), REPO, stack.workdir)
+    before = list(mounts_before)
+    added, removed = [], []
+    for m in mountinfo():
+        if m in before:
+            before.remove(m)
+        elif any(p in m for p in ours):
+            added.append(m)
+    removed = [m for m in before if any(p in m for p in ours)]
+    if added or removed:
+        problems.append("mounts changed: added %r, removed %r" % (added, removed))
+    return problems

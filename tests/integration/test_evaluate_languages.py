@@ -23,7 +23,11 @@ PROGRAMS = {
               "console.log(String(a + b));\n",
         "exit3": "process.exit(3);\n",
         "busy": "let x = 0;\nfor (;;) x++;\n",
-        "memory": "const keep = [];\nfor (;;) keep.push(new Array(1 << 17).fill(1.5));\n",
+        # Megabyte typed arrays: their memory is outside node's heap, so the
+        # program reaches the limit at once.  A kept array of JS values
+        # grows the heap, and near the limit node's collector crawled: on a
+        # slow machine it spent 7-12 s of CPU and met the time limit first.
+        "memory": "const keep = [];\nfor (;;) keep.push(new Uint8Array(1 << 20).fill(1));\n",
         "broken": "function main( {\n  return 0;\n}\n",
     },
     "ts": {
@@ -31,7 +35,7 @@ PROGRAMS = {
               "console.log(String(a + b));\n",
         "exit3": "const code: number = 3;\nprocess.exit(code);\n",
         "busy": "let x: number = 0;\nfor (;;) x++;\n",
-        "memory": "const keep: number[][] = [];\nfor (;;) keep.push(new Array<number>(1 << 17).fill(1.5));\n",
+        "memory": "const keep: Uint8Array[] = [];\nfor (;;) keep.push(new Uint8Array(1 << 20).fill(1));\n",
         # TypeScript's parser recovers from this one (the JavaScript it
         # emits is valid), so only its diagnostic tells the error.
         "broken": "const total: number = (1 + 2;\nconsole.log(total);\n",
@@ -268,3 +272,28 @@ def test_ce_on_a_syntax_error_runs_no_test(stack, installed, language):
     for r in doc["results"]:
         assert r["verdict"] == "CE" and r["details"] == "Compilation Error", r
         assert r["passed"] is False and r["actual"] == "", r
+
+
+# node sizes its heap at half the cgroup's limit unless told otherwise; the
+# js and ts runs give it the whole limit.  The MLE programs above grow outside
+# the heap (typed arrays), so this is where the heap's size is tested: 300 MB
+# of JS arrays in a 512 MB run fit, and end OK, not in node's "JavaScript
+# heap out of memory" (SIGABRT, RE) at 256 MB.
+NODE_HEAP = {
+    "js": "const keep = [];\nfor (let i = 0; i < 300; i++) keep.push(new Array(1 << 17).fill(1.5));\n"
+          "console.log(keep.length);\n",
+    "ts": "const keep: number[][] = [];\nfor (let i = 0; i < 300; i++) keep.push(new Array<number>(1 << 17).fill(1.5));\n"
+          "console.log(keep.length);\n",
+}
+
+
+@pytest.mark.parametrize("language", sorted(NODE_HEAP))
+def test_node_heap_may_take_more_than_half_the_limit(stack, installed, language):
+    if language not in installed:
+        pytest.skip("%s is not installed" % language)
+    doc = evaluate(stack, language, NODE_HEAP[language], [("", "300")],
+                   memory_limit_mb=512, time_limit_ms=10000)
+    assert doc["compile"]["ok"] is True, doc
+    r = only(doc)
+    assert r["verdict"] == "OK", r
+    assert r["memory_kb"] >= 300 * 1024, r

@@ -188,6 +188,9 @@ def _swallow(f, *a, **kw):
     ("RUN_OUTPUT_MAX", "-5"),
     ("RUN_TIMEOUT_MAX", "soon"),
     ("RUN_UID_BASE", "0"),
+    ("GAOL_INSTANCE", "a/b"),
+    ("RUN_TIME_LIMIT_MAX", "1h"),
+    ("RUN_MEMORY_LIMIT_MAX", "lots"),
 ])
 def test_bad_configuration_value_stops_start_naming_the_variable(make_stack, var, value):
     s = make_stack("badcfg", env={var: value}, start=False)

@@ -1,7 +1,7 @@
 """README.md (`make install`: systemd units under PREFIX): the units in
 systemd/, rendered as the Makefile's install target renders them, pass
 `systemd-analyze verify`, keep the promises a deployment relies on (graceful
-stop, the socket handed to nginx's user, socket activation with the socket on
+stop, the socket handed to nginx's group, socket activation with the socket on
 standard input), and gaol-fcgi really serves a socket handed over on fd 0.
 
 `systemd-analyze verify` works offline (PID 1 need not be systemd): it loads
@@ -21,7 +21,7 @@ import pytest
 import gaol_helpers as gh
 
 UNITS_DIR = os.path.join(gh.REPO, "systemd")
-UNITS = ("gaol.service", "gaol.socket", "gaol-socket.service")
+UNITS = ("gaol.service", "gaol.socket", "gaol-socket.service", "gaol@.service")
 ANALYZE = "/usr/bin/systemd-analyze"
 
 
@@ -115,7 +115,7 @@ def test_rendering_leaves_no_placeholder(rendered):
     for path in paths:
         with open(path) as f:
             text = f.read()
-        assert "@" not in text, "%s still has a placeholder" % path
+        assert "@PREFIX@" not in text, "%s still has a placeholder" % path
     svc = parse_unit(paths[0])
     assert one(svc, "Service", "ExecStart").endswith(" -- %s/bin/gaol-fcgi" % prefix)
 
@@ -131,11 +131,12 @@ def test_spawn_fcgi_unit_gives_the_socket_to_nginx_user(rendered):
     opts = dict(zip(argv[1:], argv[2:]))
     assert opts.get("-s") == "/run/gaol/gaol.sock", argv
     assert opts.get("-M") == "0660", argv
-    assert opts.get("-U") == "www-data" and opts.get("-G") == "www-data", argv
+    # The socket's owner is the package's system user, its group nginx's.
+    assert opts.get("-U") == "gaol" and opts.get("-G") == "www-data", argv
     assert "gaol" in values(svc, "Service", "RuntimeDirectory"), svc
 
 
-@pytest.mark.parametrize("name", ["gaol.service", "gaol-socket.service"])
+@pytest.mark.parametrize("name", ["gaol.service", "gaol-socket.service", "gaol@.service"])
 def test_stop_is_graceful_and_cgroups_are_delegated(rendered, name):
     _, paths = rendered
     svc = parse_unit(paths[UNITS.index(name)])
@@ -146,7 +147,20 @@ def test_stop_is_graceful_and_cgroups_are_delegated(rendered, name):
     assert one(svc, "Service", "Restart") == "on-failure"
     # Longer than the default RUN_TIMEOUT_MAX (60 s).
     assert int(one(svc, "Service", "TimeoutStopSec")) > 60
-    assert "-/etc/default/gaol" in values(svc, "Service", "EnvironmentFile")
+    default = "-/etc/default/%i" if "@" in name else "-/etc/default/gaol"
+    assert default in values(svc, "Service", "EnvironmentFile")
+
+
+def test_instance_unit_names_socket_state_and_cgroups_by_instance(rendered):
+    _, paths = rendered
+    svc = parse_unit(paths[UNITS.index("gaol@.service")])
+    argv = one(svc, "Service", "ExecStart").split()
+    opts = dict(zip(argv[1:], argv[2:]))
+    assert opts.get("-s") == "/run/%i/gaol.sock", argv
+    assert "GAOL_INSTANCE=%i" in values(svc, "Service", "Environment")
+    # The state directory defaults to /run/<instance>: systemd makes it.
+    assert values(svc, "Service", "RuntimeDirectory") == ["%i"]
+    assert not [v for v in values(svc, "Service", "Environment") if "GAOL_STATE_DIR" in v]
 
 
 def test_socket_unit_starts_the_pool_with_the_socket_on_stdin(rendered):
@@ -155,7 +169,7 @@ def test_socket_unit_starts_the_pool_with_the_socket_on_stdin(rendered):
     svc = parse_unit(paths[2])
     assert one(sock, "Socket", "ListenStream") == "/run/gaol/gaol.sock"
     assert one(sock, "Socket", "SocketMode") == "0660"
-    assert one(sock, "Socket", "SocketUser") == "www-data"
+    assert one(sock, "Socket", "SocketUser") == "gaol"
     assert one(sock, "Socket", "SocketGroup") == "www-data"
     assert one(sock, "Socket", "Service") == "gaol-socket.service"
     assert one(svc, "Service", "ExecStart") == "%s/bin/gaol-fcgi" % prefix

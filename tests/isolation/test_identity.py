@@ -3,8 +3,10 @@ groups, no capabilities and no_new_privs, cannot get uid 0 back, sees an
 environment built from an allowlist, and nothing of the runner's."""
 
 import errno
+import os
 
 import gaol_helpers as gh
+import gaol_isolation as gi
 from gaol_isolation import py
 
 # What the environment may hold: the allowlist (PATH, LANG, LC_ALL, TZ, HOME)
@@ -160,3 +162,53 @@ result = fds
                    or t.startswith("/sandbox/") or t.startswith("/proc/"))}
     assert not bad, "descriptors the payload should not hold: %r" % bad
     assert run.result.get("0") == "/dev/null", run.result
+
+
+def _host(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def test_host_identity_is_not_visible_inside(service):
+    # Issue 11, finding 6: the host's kernel command line, hostname,
+    # machine id, boot id and memory size were readable inside, and
+    # /proc/self/mountinfo named the service's state directory and the
+    # checkout's langs/ path.  None of it identifies the host any more.
+    run = py(service, """
+import os
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError as e:
+        return "errno %d" % e.errno
+result = {p: read(p) for p in ("/proc/cmdline", "/etc/hostname", "/etc/machine-id",
+                               "/proc/sys/kernel/random/boot_id", "/proc/meminfo",
+                               "/proc/self/mountinfo")}
+result["/usr/local"] = sorted(os.listdir("/usr/local")) if os.path.isdir("/usr/local") else None
+""")
+    assert run.status == 200 and run.reported, run
+    inside = run.result
+    for path in ("/proc/cmdline", "/etc/hostname", "/etc/machine-id",
+                 "/proc/sys/kernel/random/boot_id"):
+        host = _host(path)
+        if host and host.strip():
+            assert host.strip() not in inside[path], \
+                "%s inside is the host's: %r" % (path, inside[path])
+    host_total = [l for l in _host("/proc/meminfo").splitlines() if l.startswith("MemTotal:")]
+    total = [l for l in inside["/proc/meminfo"].splitlines() if l.startswith("MemTotal:")]
+    assert total and total != host_total, "MemTotal inside is the host's: %r" % total
+    # What a program sizes itself by is the run's own limit (python: 512m).
+    assert total[0].split()[1:] == ["524288", "kB"], total
+    mountinfo = inside["/proc/self/mountinfo"]
+    state = gi.STATE_DIR.rstrip("/")
+    for host_path in {state, os.path.basename(state) + "/uid", service.langs.root, gh.REPO}:
+        assert host_path not in mountinfo, \
+            "/proc/self/mountinfo inside names the host path %s:\n%s" % (host_path, mountinfo)
+    # /usr/local is the host's own, not a language's: empty inside.
+    assert os.listdir("/usr/local"), "this host's /usr/local is empty: nothing to check"
+    assert inside["/usr/local"] in (None, []), \
+        "/usr/local inside shows the host's: %r" % inside["/usr/local"]

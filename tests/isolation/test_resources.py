@@ -37,7 +37,7 @@ time.sleep(60)
     assert "errno=%d" % errno.EAGAIN in run.stdout, run
     forks = int(run.stdout.split("forks=")[1].split()[0])
     assert forks < 512, "more processes than the pids limit: %d" % forks
-    assert run["timed_out"] is True and run["exit_code"] is None, run
+    assert run["timed_out"] is True and run["exit_code"] == 143, run
 
 
 def test_memory_bomb_is_oom_killed_quickly(service):
@@ -48,7 +48,7 @@ while True:
 """, timeout="20s", http_timeout=30)
     assert run.status == 200, run
     assert run["oom_killed"] is True, run
-    assert run["exit_code"] == SIGNAL_EXIT["SIGKILL"], run
+    assert run["exit_code"] == 2 and "Killed" in run["stderr"], run   # as make says it
     assert run["signal"] == "SIGKILL", run
     assert run["timed_out"] is False, run
     assert run.elapsed < 5.0, "the OOM kill took %.1fs (timeout 20s)" % run.elapsed
@@ -82,25 +82,37 @@ def test_stderr_flood_answers_413_naming_stderr(service):
 def assert_stopped_at_timeout(run, timeout_s):
     assert run.status == 200, run
     assert run["timed_out"] is True, run
-    assert run["exit_code"] is None, run
+    assert run["exit_code"] == 143 and "SIGTERM" in run["stderr"], run
+    assert run["signal"] == "SIGKILL", run
     assert run.elapsed < timeout_s + MARGIN, "answered after %.1fs" % run.elapsed
-    assert run["wall_ms"] >= timeout_s * 1000 * 0.95, run
+    # stopped a reserve (timeout/10, 100-500 ms) early, so the answer is in time
+    assert run["wall_ms"] >= timeout_s * 1000 * 0.85, run
     assert "ALIVE-AT-END" not in run.stdout, run
 
 
 def test_busy_loop_past_the_timeout_is_stopped(service):
+    # The loop reports its own CPU time as it goes: how much of the 2 s it
+    # gets depends on the machine's load (a shared machine gave it 0.78 s),
+    # but the run's cpu_ms can never be less than what the program itself
+    # last saw.
     run = py(service, """
 import os, time
 os.write(1, b"STARTED\\n")
 end = time.monotonic() + 30
+tick = 0.0
 while time.monotonic() < end:
-    pass
+    if time.monotonic() >= tick:
+        os.write(1, b"CPU %d\\n" % int(time.process_time() * 1000))
+        tick = time.monotonic() + 0.05
 os.write(1, b"ALIVE-AT-END\\n")
 """, timeout="2s", http_timeout=20)
     assert_stopped_at_timeout(run, 2)
     assert "STARTED" in run.stdout, run
-    assert run["cpu_ms"] is not None and run["cpu_ms"] >= 1000, \
-        "a busy loop of ~2s reported cpu_ms %r" % run["cpu_ms"]
+    seen = [int(l.split()[1]) for l in run.stdout.splitlines() if l.startswith("CPU ")]
+    assert len(seen) >= 2 and seen[-1] > seen[0], run
+    assert run["cpu_ms"] is not None and run["cpu_ms"] >= seen[-1], \
+        "the loop saw %d ms of its own CPU, the run reported cpu_ms %r" % (seen[-1], run["cpu_ms"])
+    assert run["cpu_ms"] <= run["wall_ms"] + 100, run
 
 
 def test_sleep_past_the_timeout_is_stopped(service):
@@ -219,3 +231,62 @@ result = {"uid": os.getuid()}
         "memory_peak_kb %r for 400 MiB touched (expected within 10%% of 409600) after an " \
         "earlier run read %d MiB in the slot (slot cgroup usage then: %r)" \
         % (peak, reader.result["read"] >> 20, left)
+
+
+def test_memory_peak_at_the_limit_does_not_depend_on_what_ran_before(service):
+    # Issue 11, finding 10: on cgroup v1 a run killed at its 512 MiB limit
+    # reported 411 MiB while the first identical run reported 520 MiB: what
+    # the run before it left charged to the slot (page cache) was taken off,
+    # and the kernel reclaimed that cache for this run.  The same program
+    # three times in a row in one slot: five processes of 150 MiB each (the
+    # limit kills some: no single process holds the peak), then 200 MiB of
+    # files read, which stay cached after it.  Each run reports the peak it
+    # reached, the limit, whatever the run before it left.
+    code = """
+import os, time
+kids = []
+for _ in range(5):
+    pid = os.fork()
+    if pid == 0:
+        chunks = [b'\\x5a' * (15 << 20) for _ in range(10)]
+        time.sleep(2)
+        os._exit(0)
+    kids.append(pid)
+killed = 0
+for pid in kids:
+    killed += os.waitpid(pid, 0)[1] != 0
+total = 0
+for top in ('/usr/lib', '/usr/share'):
+    for dirpath, dirnames, filenames in os.walk(top):
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path) or total > (200 << 20):
+                continue
+            try:
+                with open(path, 'rb') as f:
+                    while True:
+                        chunk = f.read(1 << 20)
+                        if not chunk:
+                            break
+                        total += len(chunk)
+            except OSError:
+                pass
+result = {"uid": os.getuid(), "killed": killed, "read": total}
+"""
+    peaks = {}
+    for _ in range(6 * gi.CONCURRENCY):
+        run = py(service, code, timeout="30s", http_timeout=60)
+        assert run.status == 200 and run.reported, run
+        assert run.result["killed"] >= 1 and run["oom_killed"] is True, run
+        uid = run.result["uid"]
+        peaks.setdefault(uid, []).append(run["memory_peak_kb"])
+        if len(peaks[uid]) == 3:
+            break
+    else:
+        raise AssertionError("no slot got three runs: %r" % peaks)
+    limit = 512 * 1024
+    for peak in peaks[uid]:
+        assert peak is not None and abs(peak - limit) <= limit // 10, \
+            "peaks %r of three identical runs that reached the 512 MiB limit in one slot: " \
+            "not each within 10%% of 524288 kB" % peaks[uid]
+    assert max(peaks[uid]) - min(peaks[uid]) <= limit // 10, peaks[uid]

@@ -183,3 +183,52 @@ say("CONTINUED")
     for call in ("setup", "enter", "register"):
         assert run.result[call] == [-1, errno.EPERM], "io_uring_%s: %r" % (call, run.result)
     assert "CONTINUED" in run.stdout and run["exit_code"] == 0, run
+
+
+# Socket families the payload may open (issue 11, finding 7); every other one
+# answers EAFNOSUPPORT.  vsock is the one that matters most: a network
+# namespace does not isolate it, and on a VM host it reaches the hypervisor.
+AF = {"AF_UNIX": 1, "AF_INET": 2, "AF_INET6": 10, "AF_NETLINK": 16}
+AF_REFUSED = {"AF_UNSPEC": 0, "AF_AX25": 3, "AF_X25": 9, "AF_KEY": 15, "AF_PACKET": 17,
+              "AF_RDS": 21, "AF_CAN": 29, "AF_TIPC": 30, "AF_BLUETOOTH": 31,
+              "AF_ALG": 38, "AF_VSOCK": 40, "AF_XDP": 44, "AF_MCTP": 45,
+              "past AF_MAX": 100, "AF_VSOCK with high bits": (1 << 32) | 40,
+              "AF_INET with high bits": (1 << 32) | 2}
+SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET = 1, 2, 3, 5
+NETLINK_ROUTE, NETLINK_SOCK_DIAG, NETLINK_KOBJECT_UEVENT = 0, 4, 15
+
+
+def test_socket_families_other_than_unix_inet_inet6_and_netlink_answer_eafnosupport(service):
+    run = py(service, SYSCALL + """
+result = {"refused": {}, "socketpair": {}, "allowed": {}, "netlink": {}}
+for name, family in %r.items():
+    # each type the family might take: none may give a socket
+    result["refused"][name] = sorted({syscall(41, family, t, 0)[1] if syscall(41, family, t, 0)[0] < 0
+                                      else "socket" for t in (%d, %d, %d, %d)})
+    fds = (ctypes.c_int * 2)()
+    r, e = syscall(53, family, %d, 0, fds)
+    result["socketpair"][name] = e if r < 0 else "pair"
+for name, family in %r.items():
+    r, e = syscall(41, family, %d if name != "AF_NETLINK" else %d, 0)
+    result["allowed"][name] = "socket" if r >= 0 else e
+for proto in (%d, %d):
+    r, e = syscall(41, 16, %d, proto)
+    result["netlink"][proto] = "socket" if r >= 0 else e
+import socket
+result["getaddrinfo"] = socket.getaddrinfo("localhost", 80, type=socket.SOCK_STREAM)[0][4][0]
+""" % (AF_REFUSED, SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET, SOCK_STREAM, AF,
+       SOCK_DGRAM, SOCK_RAW, NETLINK_SOCK_DIAG, NETLINK_KOBJECT_UEVENT, SOCK_RAW))
+    assert run.status == 200 and run.reported, run
+    res = run.result
+    for name in AF_REFUSED:
+        assert res["refused"][name] == [errno.EAFNOSUPPORT], \
+            "socket(%s) inside gave %r, not only EAFNOSUPPORT" % (name, res["refused"][name])
+        assert res["socketpair"][name] == errno.EAFNOSUPPORT, \
+            "socketpair(%s) inside gave %r" % (name, res["socketpair"][name])
+    # The families the languages use still work, and so does the resolver
+    # (glibc asks netlink for the interfaces).
+    assert res["allowed"] == {name: "socket" for name in AF}, res["allowed"]
+    for proto, outcome in res["netlink"].items():
+        assert outcome == errno.EPROTONOSUPPORT, \
+            "netlink protocol %s inside gave %r" % (proto, outcome)
+    assert res["getaddrinfo"] in ("127.0.0.1", "::1"), res

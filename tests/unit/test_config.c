@@ -18,7 +18,7 @@ static const char *const variables[] = {
 	"DEBUG", "ALLOW_SHUTDOWN", "RUN_UID_BASE", "RUN_ENV_ALLOW",
 	"RUN_MEMORY_MAX", "RUN_SANDBOX_TMP_SIZE", "RUN_SANDBOX_MEM_MAX",
 	"GAOL_LANGS_DIR", "GAOL_STATE_DIR", "RUN_ROOT_EXTRA", "RUN_EVAL_PARALLEL",
-	"RUN_EVAL_CACHE_MAX",
+	"RUN_EVAL_CACHE_MAX", "GAOL_INSTANCE", "RUN_TIME_LIMIT_MAX", "RUN_MEMORY_LIMIT_MAX",
 };
 
 static struct gaol_config cfg;
@@ -92,6 +92,31 @@ START_TEST(config_defaults)
 	ck_assert_ptr_nonnull(realpath(langs, real));
 	ck_assert_str_eq(cfg.langs_dir, real);
 	ck_assert_str_eq(cfg.state_dir, "/run/gaol");
+	ck_assert_str_eq(cfg.instance, "gaol");
+}
+END_TEST
+
+START_TEST(config_instance_names_the_default_state_dir)
+{
+	setenv("GAOL_INSTANCE", "gaol-b_2", 1);
+	loads();
+	ck_assert_str_eq(cfg.instance, "gaol-b_2");
+	ck_assert_str_eq(cfg.state_dir, "/run/gaol-b_2");
+	setenv("GAOL_STATE_DIR", "/var/lib/elsewhere", 1);
+	loads();
+	ck_assert_str_eq(cfg.instance, "gaol-b_2");
+	ck_assert_str_eq(cfg.state_dir, "/var/lib/elsewhere");
+}
+END_TEST
+
+START_TEST(config_rejects_an_instance_that_is_not_one_name)
+{
+	refuses("GAOL_INSTANCE", "a/b");
+	refuses("GAOL_INSTANCE", "..");
+	refuses("GAOL_INSTANCE", ".hidden");
+	refuses("GAOL_INSTANCE", "-x");
+	refuses("GAOL_INSTANCE", "two words");
+	refuses("GAOL_INSTANCE", "abcdefghijklmnopqrstuvwxyz0123456");
 }
 END_TEST
 
@@ -205,6 +230,26 @@ START_TEST(config_timeout_default_never_exceeds_the_max)
 	setenv("RUN_TIMEOUT_MAX", "30s", 1);
 	loads();
 	ck_assert_int_eq(cfg.timeout_default_ms, 30000);
+}
+END_TEST
+
+/* Issue 11, finding 3: the operator's ceilings on what /evaluate asks for. */
+START_TEST(config_eval_ceilings_default_and_bounds)
+{
+	loads();
+	ck_assert_int_eq(cfg.eval_time_max_ms, 10000);
+	ck_assert_uint_eq(cfg.eval_memory_max, 0);      /* the language's own */
+	setenv("RUN_TIME_LIMIT_MAX", "30s", 1);
+	setenv("RUN_MEMORY_LIMIT_MAX", "2g", 1);
+	loads();
+	ck_assert_int_eq(cfg.eval_time_max_ms, 30000);
+	ck_assert_uint_eq(cfg.eval_memory_max, 2ULL << 30);
+	refuses("RUN_TIME_LIMIT_MAX", "1s");            /* below the default 2000 */
+	refuses("RUN_TIME_LIMIT_MAX", "61s");
+	refuses("RUN_TIME_LIMIT_MAX", "10");
+	refuses("RUN_MEMORY_LIMIT_MAX", "4m");
+	refuses("RUN_MEMORY_LIMIT_MAX", "17g");
+	refuses("RUN_MEMORY_LIMIT_MAX", "lots");
 }
 END_TEST
 
@@ -471,6 +516,8 @@ config_suite(void)
 
 	tcase_add_checked_fixture(env, setup, teardown);
 	tcase_add_test(env, config_defaults);
+	tcase_add_test(env, config_instance_names_the_default_state_dir);
+	tcase_add_test(env, config_rejects_an_instance_that_is_not_one_name);
 	tcase_add_test(env, config_reads_every_variable);
 	tcase_add_test(env, config_empty_value_means_unset);
 	tcase_add_test(env, config_concurrency_from_1_to_256);
@@ -480,6 +527,7 @@ config_suite(void)
 	tcase_add_test(env, config_rejects_bad_output_max);
 	tcase_add_test(env, config_rejects_bad_timeout_max);
 	tcase_add_test(env, config_timeout_default_never_exceeds_the_max);
+	tcase_add_test(env, config_eval_ceilings_default_and_bounds);
 	tcase_add_test(env, config_debug_follows_codebattle);
 	tcase_add_test(env, config_rejects_bad_debug);
 	tcase_add_test(env, config_allow_shutdown_takes_1_or_true);

@@ -26,7 +26,10 @@
  * - "time": the call's wall time in seconds, a string with 7 decimals.
  * - "output": what the call printed: console.* and process.stdout/stderr
  *   writes (Codebattle's JS runner gives the solution a console that collects
- *   both).  What the module printed while loading goes to the first call.
+ *   both), cut as Codebattle's checker.js cuts it: once it passes 104
+ *   characters, to its first 99 and " ...".  What the module printed while
+ *   loading is a record of its own before the calls, as checker.js makes it:
+ *   {"type": "output", "time": 0, "value": <it>, "output": <it>}.
  * - Values: BigInt is written as a JSON integer of any size, Map as an
  *   object, Set as an array, undefined and functions as null, NaN and
  *   ±Infinity as the strings "NaN", "Infinity", "-Infinity"; a cyclic value is
@@ -47,14 +50,16 @@ const Module = require('module');
 const HERE = __dirname;
 const SOLUTION = path.join(HERE, 'solution.js');
 const ASSERTS = path.join(HERE, 'asserts.json');
-const OUTPUT_MAX = 1 << 20;   // characters of one call's output kept
+// Codebattle's checker.js keeps a call's output to 100 characters plus its
+// 4-character mark: past that it keeps the first 99 and the mark.
+const LIMIT = 100;
+const MARK = ' ...';
 
 // ------------------------------------------------------------ capture
 
 const realStdoutWrite = process.stdout.write.bind(process.stdout);
 const realExit = process.exit;
 let captured = '';
-let capturedLen = 0;
 
 function sink(chunk, encoding, callback) {
   if (typeof encoding === 'function') { callback = encoding; encoding = undefined; }
@@ -62,17 +67,15 @@ function sink(chunk, encoding, callback) {
   if (typeof chunk === 'string') text = chunk;
   else if (chunk instanceof Uint8Array) text = Buffer.from(chunk).toString('utf8');
   else text = String(chunk);
-  capturedLen += text.length;
-  if (captured.length < OUTPUT_MAX) captured += text.slice(0, OUTPUT_MAX - captured.length);
+  captured += text;
+  if (captured.length > LIMIT + MARK.length) captured = captured.slice(0, LIMIT - 1) + MARK;
   if (typeof callback === 'function') process.nextTick(callback);
   return true;
 }
 
 function take() {
-  let text = captured;
-  if (capturedLen > OUTPUT_MAX) text += `\n[gaol: output truncated, ${capturedLen} characters in all]`;
+  const text = captured;
   captured = '';
-  capturedLen = 0;
   return text;
 }
 
@@ -214,6 +217,11 @@ async function main() {
   } catch (e) {
     finish([record('error', message(e), start, take())]);
     return;
+  }
+  const loading = take();
+  if (loading) {
+    records.push(`{"type":"output","time":0,"value":${JSON.stringify(loading)},` +
+                 `"output":${JSON.stringify(loading)}}`);
   }
   for (let args of argsList) {
     if (!Array.isArray(args)) args = [args];

@@ -1,8 +1,8 @@
 // a + b, checked the way Codebattle's generated Rust checkers do it: serde,
 // serde_with's #[serde_as] for the time, libc's pipe and dup2 to capture
 // stdout around each call, one JSON array of records at the end.  (Codebattle
-// imports std::os::fd, stable since Rust 1.66; Debian 12 has rustc 1.63, where
-// the same traits are std::os::unix::io.)
+// imports std::os::fd, stable since Rust 1.66; this older form, through
+// std::os::unix::io, must keep building too.)
 #![allow(warnings)]
 
 use libc::c_int;
