@@ -133,16 +133,16 @@ static int add_socket_rules(scmp_filter_ctx ctx, const char **step)
 		for (unsigned long f = 0; f < SOCKET_FAMILY_END; f++)
 			if (!allowed_family(f) &&
 			    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), nr, 1,
-					     SCMP_A0(SCMP_CMP_EQ, f)) < 0)
+					     SCMP_A0(SCMP_CMP_EQ, f, 0)) < 0)
 				return -1;
 		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), nr, 1,
-				     SCMP_A0(SCMP_CMP_GE, SOCKET_FAMILY_END)) < 0)
+				     SCMP_A0(SCMP_CMP_GE, SOCKET_FAMILY_END, 0)) < 0)
 			return -1;
 		/* Netlink: NETLINK_ROUTE (0) only; uevents, audit, sock_diag
 		 * and the rest are not the payload's business. */
 		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPROTONOSUPPORT), nr, 2,
-				     SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
-				     SCMP_A2(SCMP_CMP_NE, NETLINK_ROUTE)) < 0)
+				     SCMP_A0(SCMP_CMP_EQ, AF_NETLINK, 0),
+				     SCMP_A2(SCMP_CMP_NE, NETLINK_ROUTE, 0)) < 0)
 			return -1;
 	}
 	return 0;
