@@ -34,6 +34,10 @@ struct gaol_config {
 	unsigned long long mem_max;     /* RUN_SANDBOX_MEM_MAX, 0 = lang default */
 	unsigned eval_parallel;         /* RUN_EVAL_PARALLEL: test cases at once */
 	unsigned long long eval_cache_max; /* RUN_EVAL_CACHE_MAX: compile cache bytes */
+	unsigned long long eval_build_max; /* RUN_EVAL_BUILD_MAX: data bytes a build
+					    * may leave (<= eval_cache_max) */
+	unsigned long long eval_build_files; /* RUN_EVAL_BUILD_FILES: entries */
+	bool eval_hide_cached;          /* RUN_EVAL_HIDE_CACHED */
 	char langs_dir[4096];           /* GAOL_LANGS_DIR (default: next to binary) */
 	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/gaol) */
 };
