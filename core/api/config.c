@@ -366,6 +366,30 @@ static int get_state_dir(struct gaol_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* What one build may leave for the compile cache (issue 11): a build is the
+ * tenant's code, so its output is bounded, and one entry always fits the
+ * cache.  RUN_EVAL_HIDE_CACHED: answers do not say whether a build was a
+ * cache hit (whether someone submitted the same source before). */
+static int get_eval_build(struct gaol_config *cfg, char *err, size_t errlen)
+{
+	unsigned long long n, cap = cfg->eval_cache_max;
+	unsigned long long def = cap && cap < (64ULL << 20) ? cap : 64ULL << 20;
+
+	if (get_size("RUN_EVAL_BUILD_MAX", def, 1, &cfg->eval_build_max, err,
+		     errlen) == -1)
+		return -1;
+	if (cap && cfg->eval_build_max > cap)
+		return fail(err, errlen, "RUN_EVAL_BUILD_MAX=\"%s\": more than "
+			    "RUN_EVAL_CACHE_MAX (%llu bytes)",
+			    env("RUN_EVAL_BUILD_MAX"), cap);
+	if (get_uint("RUN_EVAL_BUILD_FILES", 10000, 1, 1000000, &n, err,
+		     errlen) == -1)
+		return -1;
+	cfg->eval_build_files = n;
+	return get_flag("RUN_EVAL_HIDE_CACHED", true, &cfg->eval_hide_cached,
+			err, errlen);
+}
+
 static int read_env(struct gaol_config *cfg, char *err, size_t errlen)
 {
 	unsigned long long n;
@@ -422,7 +446,8 @@ static int read_env(struct gaol_config *cfg, char *err, size_t errlen)
 	if (get_eval_ceilings(cfg, err, errlen) == -1)
 		return -1;
 	if (get_size("RUN_EVAL_CACHE_MAX", 256ULL << 20, 0, &cfg->eval_cache_max,
-		     err, errlen) == -1)
+		     err, errlen) == -1 ||
+	    get_eval_build(cfg, err, errlen) == -1)
 		return -1;
 	if (get_langs_dir(cfg, err, errlen) == -1 ||
 	    get_instance(cfg, err, errlen) == -1 ||

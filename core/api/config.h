@@ -39,6 +39,10 @@ struct gaol_config {
 	long eval_time_max_ms;          /* RUN_TIME_LIMIT_MAX: ceiling of time_limit_ms */
 	unsigned eval_parallel;         /* RUN_EVAL_PARALLEL: test cases at once */
 	unsigned long long eval_cache_max; /* RUN_EVAL_CACHE_MAX: compile cache bytes */
+	unsigned long long eval_build_max; /* RUN_EVAL_BUILD_MAX: data bytes a build
+					    * may leave (<= eval_cache_max) */
+	unsigned long long eval_build_files; /* RUN_EVAL_BUILD_FILES: entries */
+	bool eval_hide_cached;          /* RUN_EVAL_HIDE_CACHED */
 	char langs_dir[4096];           /* GAOL_LANGS_DIR (default: next to binary) */
 	char instance[GAOL_INSTANCE_MAX + 1]; /* GAOL_INSTANCE: cgroup parent, state dir */
 	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/<instance>) */

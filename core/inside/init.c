@@ -162,6 +162,19 @@ static void send_output_file(const struct plan *p, struct report *r)
 	close(p->file[1]);
 }
 
+/* A build's files, out of the run's upper layer into the export directory,
+ * within the spec's limits; a build past them is the tenant's doing, said
+ * in the report (the worker answers it as a failed build), not a fault. */
+static void export_build(const struct plan *p, int upper, struct report *r)
+{
+	struct tree_limits lim = { .bytes = p->spec->export_max_bytes,
+				   .entries = p->spec->export_max_entries };
+	enum tree_over over = TREE_WITHIN;
+	if (tree_copy(upper, p->export_fd, &lim, &over) < 0)
+		init_fail(p, "export build output");
+	r->export_over = (int)over;
+}
+
 static int payload_entry(void *arg)
 {
 	payload_main(arg);
@@ -249,8 +262,8 @@ __attribute__((noreturn)) void init_main(struct plan *p)
 			kill_the_rest();
 			if (p->spec->output_file)
 				send_output_file(p, &r);
-			if (p->export_fd >= 0 && tree_copy(upper, p->export_fd) < 0)
-				init_fail(p, "export build output");
+			if (p->export_fd >= 0)
+				export_build(p, upper, &r);
 			report_write(p->report[1], &r);
 			/* What the run wrote goes now, after the report but
 			 * before init exits: the worker reaps init before the

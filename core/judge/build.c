@@ -22,16 +22,135 @@
 #include "util/utf8.h"
 #include "util/util.h"
 #include "judge/internal.h"
+#include "slot/tree.h"
+#include "util/walk.h"
 
 static const char *source_name(const struct lang *lang)
 {
 	return lang->solution_file;
 }
 
+/* A build whose files passed a limit is the tenant's failed build (CE),
+ * said in its output like a compiler's complaint. */
+static int over_message(const struct engine *e, int over, char *buf, size_t len)
+{
+	switch (over) {
+	case TREE_OVER_BYTES:
+		return snprintf(buf, len, "\ngaol: the build left more than %llu bytes in "
+				"/sandbox (RUN_EVAL_BUILD_MAX)\n", e->cfg.eval_build_max);
+	case TREE_OVER_ENTRIES:
+		return snprintf(buf, len, "\ngaol: the build left more than %llu files in "
+				"/sandbox (RUN_EVAL_BUILD_FILES)\n", e->cfg.eval_build_files);
+	case TREE_OVER_DEPTH:
+		return snprintf(buf, len, "\ngaol: the build left a directory tree deeper than "
+				"%d levels in /sandbox\n", WALK_DEPTH_MAX - 1);
+	default:
+		buf[0] = 0;
+		return 0;
+	}
+}
+
+/* "compile" of a build that ran: what the compiler said (its stdout, then
+ * its stderr, then gaol's word on a build past its limits) and how it
+ * ended.  Without "cached": that is the caller's to add. */
+static struct json_object *describe_run(const struct engine *e, bool ok,
+					const struct sandbox_result *res)
+{
+	char over[192];
+	size_t olen = (size_t)over_message(e, res->export_over, over, sizeof(over));
+	size_t len = res->out_len + res->err_len + olen;
+	char *output = malloc(len + 1);
+	if (output) {
+		memcpy(output, res->out ? res->out : "", res->out_len);
+		memcpy(output + res->out_len, res->err ? res->err : "", res->err_len);
+		memcpy(output + res->out_len + res->err_len, over, olen);
+	}
+	struct json_object *j = json_object_new_object();
+	json_object_object_add(j, "ok", json_object_new_boolean(ok));
+	json_object_object_add(j, "output", utf8_json_string(output ? output : "",
+							     output ? len : 0));
+	int code = sandbox_exit_code(res);
+	json_object_object_add(j, "exit_code", code < 0 ? NULL : json_object_new_int(code));
+	json_object_object_add(j, "timed_out", json_object_new_boolean(res->timed_out));
+	json_object_object_add(j, "wall_ms", json_object_new_int64(res->wall_ms));
+	json_object_object_add(j, "cpu_ms", res->cpu_ms < 0 ? NULL
+			       : json_object_new_int64(res->cpu_ms));
+	free(output);
+	return j;
+}
+
+/* "compile" of a cache hit.  When the operator hides hits, the answer is
+ * the one the build first gave (stored with the entry), so a hit and a
+ * miss look alike. */
+static struct json_object *describe_hit(const struct engine *e, int pin)
+{
+	if (e->cfg.eval_hide_cached) {
+		char *record = cache_record(pin);
+		struct json_object *j = record ? json_tokener_parse(record) : NULL;
+		free(record);
+		if (j && json_object_is_type(j, json_type_object))
+			return j;
+		json_object_put(j);
+	}
+	struct json_object *j = json_object_new_object();
+	json_object_object_add(j, "ok", json_object_new_boolean(1));
+	if (!e->cfg.eval_hide_cached)
+		json_object_object_add(j, "cached", json_object_new_boolean(1));
+	json_object_object_add(j, "output", json_object_new_string(""));
+	return j;
+}
+
+/* Keeps a successful build: in the cache (pinned), or, when it does not
+ * fit, for this request only. */
+static int keep(struct engine *e, const char *cache_dir, const struct cache_key *key,
+		const char *tmp, struct build *b, char *fault, size_t faultlen)
+{
+	const char *record = json_object_to_json_string_ext(b->json, JSON_C_TO_STRING_PLAIN);
+	int rc = cache_commit(cache_dir, key, tmp, record, e->cfg.eval_cache_max,
+			      b->lower, sizeof(b->lower), &b->pin);
+	if (rc < 0) {
+		snprintf(fault, faultlen, "cache: commit errno=%d", errno);
+		return -1;
+	}
+	if (rc == 1)
+		snprintf(b->uncached, sizeof(b->uncached), "%s", tmp);
+	return 0;
+}
+
+static int run_build(struct engine *e, const struct lang *lang, const struct eval_request *req,
+		     const char *out, struct build *b, char *fault, size_t faultlen)
+{
+	struct sandbox_file file = { source_name(lang), req->code.data, req->code.len };
+	struct sandbox_spec spec = {
+		.lang = lang,
+		.command = lang->build_cmd,
+		.files = &file,
+		.n_files = 1,
+		.timeout_ms = EVAL_COMPILE_TIMEOUT_MS,
+		.output_max = e->cfg.output_max,
+		.export_dir = out,
+		.export_max_bytes = e->cfg.eval_build_max,
+		.export_max_entries = e->cfg.eval_build_files,
+	};
+	struct sandbox_result res;
+	if (sandbox_run(&e->slot, &spec, &res) < 0) {
+		snprintf(fault, faultlen, "%s", res.fault);
+		sandbox_result_free(&res);
+		return -1;
+	}
+	b->ok = !res.killed && WIFEXITED(res.wait_status) && WEXITSTATUS(res.wait_status) == 0 &&
+		res.export_over == TREE_WITHIN;
+	b->json = describe_run(e, b->ok, &res);
+	sandbox_result_free(&res);
+	return 0;
+}
+
 int judge_build(struct engine *e, const struct lang *lang, const struct eval_request *req,
 		struct build *b, char *fault, size_t faultlen)
 {
 	char cache_dir[4200];
+	b->pin = -1;
+	b->uncached[0] = 0;
 	snprintf(cache_dir, sizeof(cache_dir), "%s/cache", e->cfg.state_dir);
 	struct cache_key key;
 	/* The toolchain's version and the language directory's files (build
@@ -44,68 +163,32 @@ int judge_build(struct engine *e, const struct lang *lang, const struct eval_req
 		snprintf(fault, faultlen, "out of memory");
 		return -1;
 	}
-	b->json = json_object_new_object();
-	if (cache_lookup(cache_dir, &key, b->lower, sizeof(b->lower))) {
+	if (cache_lookup(cache_dir, &key, b->lower, sizeof(b->lower), &b->pin)) {
 		b->ok = b->cached = true;
-		json_object_object_add(b->json, "ok", json_object_new_boolean(1));
-		json_object_object_add(b->json, "cached", json_object_new_boolean(1));
-		json_object_object_add(b->json, "output", json_object_new_string(""));
+		b->json = describe_hit(e, b->pin);
 		cache_key_free(&key);
 		return 0;
 	}
-	char tmp[4400], out[4400];
-	if (cache_reserve(cache_dir, tmp, sizeof(tmp), out, sizeof(out)) < 0) {
+	char tmp[4400] = "", out[4400];
+	int rc = cache_reserve(cache_dir, tmp, sizeof(tmp), out, sizeof(out));
+	if (rc < 0)
 		snprintf(fault, faultlen, "cache: reserve errno=%d", errno);
-		cache_key_free(&key);
-		return -1;
-	}
-	struct sandbox_file file = { source_name(lang), req->code.data, req->code.len };
-	struct sandbox_spec spec = {
-		.lang = lang,
-		.command = lang->build_cmd,
-		.files = &file,
-		.n_files = 1,
-		.timeout_ms = EVAL_COMPILE_TIMEOUT_MS,
-		.output_max = e->cfg.output_max,
-		.export_dir = out,
-	};
-	struct sandbox_result res;
-	if (sandbox_run(&e->slot, &spec, &res) < 0) {
-		snprintf(fault, faultlen, "%s", res.fault);
-		sandbox_result_free(&res);
+	else
+		rc = run_build(e, lang, req, out, b, fault, faultlen);
+	if (rc == 0 && b->ok)
+		rc = keep(e, cache_dir, &key, tmp, b, fault, faultlen);
+	else
 		cache_remove_tree(tmp);
-		cache_key_free(&key);
-		return -1;
-	}
-	b->ok = !res.killed && WIFEXITED(res.wait_status) && WEXITSTATUS(res.wait_status) == 0;
-	/* What the compiler said: its stdout, then its stderr. */
-	size_t olen = res.out_len + res.err_len;
-	char *output = malloc(olen + 1);
-	if (output) {
-		memcpy(output, res.out ? res.out : "", res.out_len);
-		memcpy(output + res.out_len, res.err ? res.err : "", res.err_len);
-	}
-	json_object_object_add(b->json, "ok", json_object_new_boolean(b->ok));
-	json_object_object_add(b->json, "cached", json_object_new_boolean(0));
-	json_object_object_add(b->json, "output", utf8_json_string(output ? output : "",
-								   output ? olen : 0));
-	int code = sandbox_exit_code(&res);
-	json_object_object_add(b->json, "exit_code", code < 0 ? NULL : json_object_new_int(code));
-	json_object_object_add(b->json, "timed_out", json_object_new_boolean(res.timed_out));
-	json_object_object_add(b->json, "wall_ms", json_object_new_int64(res.wall_ms));
-	json_object_object_add(b->json, "cpu_ms", res.cpu_ms < 0 ? NULL
-			       : json_object_new_int64(res.cpu_ms));
-	free(output);
-	sandbox_result_free(&res);
-	int rc = 0;
-	if (b->ok && cache_commit(cache_dir, &key, tmp, e->cfg.eval_cache_max,
-				  b->lower, sizeof(b->lower)) < 0) {
-		snprintf(fault, faultlen, "cache: commit errno=%d", errno);
-		rc = -1;
-	}
-	if (!b->ok)
-		cache_remove_tree(tmp);
+	if (rc == 0 && !e->cfg.eval_hide_cached)
+		json_object_object_add(b->json, "cached", json_object_new_boolean(0));
 	cache_key_free(&key);
 	return rc;
 }
 
+void judge_build_end(struct build *b)
+{
+	cache_unpin(&b->pin);
+	if (b->uncached[0])
+		cache_remove_tree(b->uncached);
+	b->uncached[0] = 0;
+}

@@ -1,21 +1,26 @@
 /*
  * The compile cache (see cache.h).  Layout of <cache>:
- *   <name>/key    the full key; a lookup compares it byte for byte
- *   <name>/size   the output's size in bytes, for the bound
- *   <name>/out/   what the build left in /sandbox, a read-only layer of runs
- *   .tmp-*        builds in progress, renamed into place when done
+ *   <name>/key     the full key; a lookup compares it byte for byte
+ *   <name>/size    the entry's size on disk in bytes, for the bound
+ *   <name>/record  the build's answer, replayed when hits are hidden
+ *   <name>/out/    what the build left in /sandbox, a read-only layer of runs
+ *   .lock          held exclusively while an entry is admitted (accounting
+ *                  and eviction are one step, across workers and services)
+ *   .tmp-*         builds in progress, renamed into place when done
  * An entry's mtime is its last use; eviction removes the oldest first, and
- * never one used in the last EVICT_GRACE seconds (a run may be mounting it).
+ * never one pinned by a request (a shared flock on its directory).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,8 +29,6 @@
 #include "slot/tree.h"
 #include "util/util.h"
 #include "util/walk.h"
-
-#define EVICT_GRACE 60
 
 int cache_key_make(struct cache_key *k, const char *slug, const char *version,
 		   const char *build_cmd, const char *file, const char *src,
@@ -45,14 +48,15 @@ int cache_key_make(struct cache_key *k, const char *slug, const char *version,
 	memcpy(k->text, head, (size_t)n);
 	memcpy(k->text + n, src, src_len);
 	free(head);
-	/* Two differently seeded hashes: a directory name, not a proof. */
-	uint64_t a = fnv1a(k->text, k->len, FNV_OFFSET);
-	uint64_t b = fnv1a(k->text, k->len, 0x84222325cbf29ce4ULL);
-	snprintf(k->name, sizeof(k->name), "%.12s-%016llx%08llx", slug,
-		 (unsigned long long)a, (unsigned long long)(b >> 32));
-	for (char *c = k->name; *c; c++)
-		if (*c == '/' || *c == '.')
-			*c = '_';
+	/* A name nobody can choose to collide with another tenant's. */
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	if (!EVP_Digest(k->text, k->len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
+		cache_key_free(k);
+		return -1;
+	}
+	for (unsigned i = 0; i < mdlen; i++)
+		snprintf(k->name + 2 * i, 3, "%02x", md[i]);
 	return 0;
 }
 
@@ -89,12 +93,33 @@ static int read_whole(int dirfd, const char *name, char **buf, size_t *len)
 	return 0;
 }
 
-bool cache_lookup(const char *cache_dir, const struct cache_key *k, char *out,
-		  size_t outlen)
+/* Pins the entry name in cache: a shared lock on its directory, taken
+ * without waiting (an evictor holds it exclusively only while it renames
+ * the entry away), then checked to be still the one at that name. */
+static int pin_entry(int cache, const char *name)
 {
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", cache_dir, k->name);
-	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int dfd = openat(cache, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat a, b;
+	if (dfd < 0)
+		return -1;
+	if (flock(dfd, LOCK_SH | LOCK_NB) < 0 || fstat(dfd, &a) < 0 ||
+	    fstatat(cache, name, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		close(dfd);
+		return -1;
+	}
+	return dfd;
+}
+
+bool cache_lookup(const char *cache_dir, const struct cache_key *k, char *out,
+		  size_t outlen, int *pin)
+{
+	*pin = -1;
+	int cache = open(cache_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cache < 0)
+		return false;
+	int dfd = pin_entry(cache, k->name);
+	close(cache);
 	if (dfd < 0)
 		return false;
 	char *key = NULL;
@@ -102,12 +127,29 @@ bool cache_lookup(const char *cache_dir, const struct cache_key *k, char *out,
 	bool hit = read_whole(dfd, "key", &key, &len) == 0 && len == k->len &&
 		   memcmp(key, k->text, len) == 0;
 	free(key);
-	if (hit) {
-		futimens(dfd, NULL);    /* used now: last in line for eviction */
-		snprintf(out, outlen, "%s/out", path);
+	if (!hit) {
+		close(dfd);
+		return false;
 	}
-	close(dfd);
-	return hit;
+	futimens(dfd, NULL);    /* used now: last in line for eviction */
+	snprintf(out, outlen, "%s/%s/out", cache_dir, k->name);
+	*pin = dfd;
+	return true;
+}
+
+void cache_unpin(int *pin)
+{
+	close_fd(pin);
+}
+
+char *cache_record(int pin)
+{
+	char *text = NULL;
+	size_t len = 0;
+	if (pin < 0 || read_whole(pin, "record", &text, &len) < 0)
+		return NULL;
+	text[len] = 0;
+	return text;
 }
 
 int cache_reserve(const char *cache_dir, char *tmp, size_t tmplen, char *out,
@@ -160,22 +202,24 @@ static int size_visit(struct walk *w, int at, const char *name, const struct sta
 	if (!st)
 		return WALK_SKIP;
 	*total += (unsigned long long)st->st_blocks * 512;
-	if (!S_ISDIR(st->st_mode) || w->depth + 1 >= 128)
+	if (!S_ISDIR(st->st_mode) || w->depth + 1 >= WALK_DEPTH_MAX)
 		return WALK_SKIP;
 	int sub = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	return sub < 0 ? WALK_SKIP : sub;
 }
 
-static unsigned long long tree_size(int at)
+/* An entry's size on disk: its directory and everything in it. */
+static unsigned long long entry_size(int dfd)
 {
-	unsigned long long total = 0;
+	struct stat st;
+	unsigned long long total = fstat(dfd, &st) == 0 ? (unsigned long long)st.st_blocks * 512 : 0;
 	struct walk w = { .visit = size_visit, .ctx = &total };
-	walk_tree(&w, at);
+	walk_tree(&w, dfd);
 	return total;
 }
 
 struct entry {
-	char name[64];
+	char name[80];
 	time_t used;
 	unsigned long long size;
 };
@@ -186,98 +230,158 @@ static int by_use(const void *a, const void *b)
 	return x->used < y->used ? -1 : x->used > y->used;
 }
 
-/* Removes the least recently used entries until the cache holds at most
- * max_bytes, sparing what was used in the last EVICT_GRACE seconds. */
-static void evict(const char *cache_dir, unsigned long long max_bytes)
+/* One committed entry's size: its size file, or (written by an older
+ * version, or damaged) measured. */
+static unsigned long long size_of(int cache, const char *name)
 {
-	DIR *d = opendir(cache_dir);
-	if (!d)
-		return;
+	char sizefile[160], *text = NULL;
+	size_t len = 0;
+	snprintf(sizefile, sizeof(sizefile), "%s/size", name);
+	if (read_whole(cache, sizefile, &text, &len) == 0) {
+		text[len] = 0;
+		unsigned long long size = strtoull(text, NULL, 10);
+		free(text);
+		return size;
+	}
+	int dfd = openat(cache, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	unsigned long long size = dfd >= 0 ? entry_size(dfd) : 0;
+	if (dfd >= 0)
+		close(dfd);
+	return size;
+}
+
+/* The committed entries (not .lock, not .tmp-*) and their total size. */
+static struct entry *list_entries(int cache, size_t *n, unsigned long long *total)
+{
+	int fd = dup(cache);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct entry *v = NULL;
-	size_t n = 0, cap = 0;
-	unsigned long long total = 0;
+	size_t cap = 0;
 	struct dirent *e;
+	*n = 0;
+	*total = 0;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
 	while ((e = readdir(d))) {
 		struct stat st;
-		if (e->d_name[0] == '.' || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISDIR(st.st_mode) || strlen(e->d_name) >= sizeof(v->name))
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(v->name) ||
+		    fstatat(cache, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 			continue;
-		if (n == cap) {
+		if (*n == cap) {
 			cap = cap ? cap * 2 : 64;
 			struct entry *nv = realloc(v, cap * sizeof(*v));
 			if (!nv)
 				break;
 			v = nv;
 		}
-		char *text = NULL;
-		size_t len = 0;
-		char sizefile[160];
-		snprintf(sizefile, sizeof(sizefile), "%s/size", e->d_name);
-		unsigned long long size = 0;
-		if (read_whole(dirfd(d), sizefile, &text, &len) == 0) {
-			text[len] = 0;
-			size = strtoull(text, NULL, 10);
-		}
-		free(text);
-		snprintf(v[n].name, sizeof(v[n].name), "%s", e->d_name);
-		v[n].used = st.st_mtime;
-		v[n].size = size;
-		total += size;
-		n++;
+		snprintf(v[*n].name, sizeof(v[*n].name), "%s", e->d_name);
+		v[*n].used = st.st_mtime;
+		v[*n].size = size_of(cache, e->d_name);
+		*total += v[*n].size;
+		(*n)++;
 	}
-	qsort(v, n, sizeof(*v), by_use);
-	time_t now = time(NULL);
-	for (size_t i = 0; i < n && total > max_bytes; i++) {
-		if (now - v[i].used < EVICT_GRACE)
-			break;
-		char trash[4096];
-		snprintf(trash, sizeof(trash), "%s/.tmp-evict-%d-%s", cache_dir, (int)getpid(),
-			 v[i].name);
-		/* Renamed first, so no lookup finds a half-removed entry. */
-		if (renameat(dirfd(d), v[i].name, dirfd(d), trash + strlen(cache_dir) + 1) == 0)
-			cache_remove_tree(trash);
-		total -= v[i].size;
+	closedir(d);
+	return v;
+}
+
+/* Makes room for need bytes within max_bytes, the least recently used
+ * entries first, never one pinned by a request.  Called holding .lock, so
+ * that no other admission counts the same room.  True when it fits. */
+static bool make_room(int cache, unsigned long long need, unsigned long long max_bytes)
+{
+	if (need > max_bytes)
+		return false;
+	size_t n;
+	unsigned long long total;
+	struct entry *v = list_entries(cache, &n, &total);
+	if (v)
+		qsort(v, n, sizeof(*v), by_use);
+	for (size_t i = 0; v && i < n && total + need > max_bytes; i++) {
+		int dfd = openat(cache, v[i].name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0)
+			continue;
+		if (flock(dfd, LOCK_EX | LOCK_NB) == 0) {
+			char trash[160];
+			snprintf(trash, sizeof(trash), ".tmp-evict-%d-%s", (int)getpid(), v[i].name);
+			/* Renamed first, so no lookup finds a half-removed
+			 * entry; removed before the room is used. */
+			if (renameat(cache, v[i].name, cache, trash) == 0) {
+				tree_remove_at(cache, trash);
+				total -= v[i].size;
+			}
+		}
+		close(dfd);   /* pinned (the lock refused): spared */
 	}
 	free(v);
-	closedir(d);
+	return total + need <= max_bytes;
+}
+
+/* Admits the build in tmp under k, holding .lock: 0 (pinned in *pin), 1
+ * when it does not fit, -1 with errno. */
+static int admit(int cache, const char *cache_dir, const struct cache_key *k,
+		 const char *tmp, unsigned long long size, unsigned long long max_bytes,
+		 int *pin)
+{
+	char hit[4200];
+	struct stat st;
+	if (cache_lookup(cache_dir, k, hit, sizeof(hit), pin))
+		return 0;       /* another worker built the same meanwhile */
+	if (fstatat(cache, k->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 1;       /* held by another key, or pinned mid-eviction */
+	if (max_bytes && !make_room(cache, size, max_bytes))
+		return 1;
+	if (renameat(AT_FDCWD, tmp, cache, k->name) < 0)
+		return -1;
+	*pin = pin_entry(cache, k->name);
+	return *pin < 0 ? -1 : 0;
+}
+
+/* Writes what an entry holds beside its output: key, record, size. */
+static unsigned long long write_entry(int tfd, const struct cache_key *k, const char *record)
+{
+	if (file_write_at(tfd, "key", O_EXCL, 0644, k->text, k->len) < 0 ||
+	    file_write_at(tfd, "record", O_EXCL, 0644, record, strlen(record)) < 0)
+		return 0;
+	/* The size file's own block counted: it is written after. */
+	unsigned long long size = entry_size(tfd) + 4096;
+	char sizetext[32];
+	int n = snprintf(sizetext, sizeof(sizetext), "%llu\n", size);
+	if (file_write_at(tfd, "size", O_EXCL, 0644, sizetext, (size_t)n) < 0)
+		return 0;
+	return size;
 }
 
 int cache_commit(const char *cache_dir, const struct cache_key *k, const char *tmp,
-		 unsigned long long max_bytes, char *out, size_t outlen)
+		 const char *record, unsigned long long max_bytes, char *out,
+		 size_t outlen, int *pin)
 {
+	int rc = -1, lock = -1;
+	int cache = open(cache_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int tfd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (tfd < 0)
-		return -1;
-	int ofd = openat(tfd, "out", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	unsigned long long size = ofd >= 0 ? tree_size(ofd) : 0;
-	if (ofd >= 0)
-		close(ofd);
-	char sizetext[32];
-	int n = snprintf(sizetext, sizeof(sizetext), "%llu\n", size);
-	int rc = -1;
-	if (file_write_at(tfd, "key", O_EXCL, 0644, k->text, k->len) == 0 &&
-	    file_write_at(tfd, "size", O_EXCL, 0644, sizetext, (size_t)n) == 0) {
-		char final[4096];
-		snprintf(final, sizeof(final), "%s/%s", cache_dir, k->name);
-		if (rename(tmp, final) == 0) {
-			rc = 0;
-		} else if (errno == EEXIST || errno == ENOTEMPTY) {
-			char hit[4096];
-			if (cache_lookup(cache_dir, k, hit, sizeof(hit))) {
-				rc = 0;  /* another worker built the same meanwhile */
-			} else {
-				/* a hash collision holds the name: replace it */
-				cache_remove_tree(final);
-				rc = rename(tmp, final);
-			}
-		}
+	*pin = -1;
+	unsigned long long size = cache >= 0 && tfd >= 0 ? write_entry(tfd, k, record) : 0;
+	if (size) {
+		lock = openat(cache, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (lock >= 0 && flock(lock, LOCK_EX) == 0)
+			rc = admit(cache, cache_dir, k, tmp, size, max_bytes, pin);
 	}
-	close(tfd);
+	int saved = errno;
+	if (lock >= 0)
+		close(lock);
+	if (tfd >= 0)
+		close(tfd);
+	if (cache >= 0)
+		close(cache);
+	if (rc == 1) {
+		snprintf(out, outlen, "%s/out", tmp);
+		return 1;
+	}
 	cache_remove_tree(tmp);
-	if (rc == 0) {
+	if (rc == 0)
 		snprintf(out, outlen, "%s/%s/out", cache_dir, k->name);
-		if (max_bytes)
-			evict(cache_dir, max_bytes);
-	}
+	errno = saved;
 	return rc;
 }

@@ -24,8 +24,11 @@ struct judging {
 
 struct build {
 	bool ok, cached;
-	char lower[4096];
+	char lower[4400];
 	struct json_object *json;
+	int pin;                 /* the cache entry in use, pinned (cache.h) */
+	char uncached[4400];     /* a build the cache could not keep: removed
+				  * when the request ends */
 };
 
 
@@ -33,6 +36,8 @@ struct build {
  * (b->ok: it compiled), or -1 with the fault (build.c). */
 int judge_build(struct engine *e, const struct lang *lang, const struct eval_request *req,
 		struct build *b, char *fault, size_t faultlen);
+/* At the request's end: unpins the entry, removes an uncached build. */
+void judge_build_end(struct build *b);
 /* Runs every test on the worker's lanes, results[i] for test i (lanes.c). */
 void judge_run_tests(const struct judging *j, struct json_object **results);
 /* A test that did not run, with verdict v (IE, or CE for every test when

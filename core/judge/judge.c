@@ -70,12 +70,14 @@ void engine_evaluate(struct engine *e, const char *body, size_t len, struct answ
 	struct build b = { 0 };
 	if (judge_build(e, lang, &req, &b, err, sizeof(err)) < 0) {
 		json_object_put(b.json);
+		judge_build_end(&b);
 		answer_error(a, OUTCOME_FAULT, "%s", err);
 		goto out;
 	}
 	struct json_object **results = calloc(req.n_tests, sizeof(*results));
 	if (!results) {
 		json_object_put(b.json);
+		judge_build_end(&b);
 		answer_error(a, OUTCOME_FAULT, "out of memory");
 		goto out;
 	}
@@ -90,6 +92,7 @@ void engine_evaluate(struct engine *e, const char *body, size_t len, struct answ
 			results[i] = judge_not_run(&req.tests[i], V_CE);
 		}
 	}
+	judge_build_end(&b);    /* the tests are done with the build */
 	struct json_object *obj = json_object_new_object();
 	struct json_object *arr = json_object_new_array_ext((int)req.n_tests);
 	for (size_t i = 0; i < req.n_tests; i++)

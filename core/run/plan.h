@@ -22,6 +22,8 @@ struct report {
 	long maxrss_kb;          /* REPORT_EXIT: largest RSS in its process tree */
 	int err;                 /* REPORT_FAULT: the step's errno; REPORT_EXIT:
 				  * why output_file could not be sent (0: it was) */
+	int export_over;         /* REPORT_EXIT: enum tree_over, the limit the
+				  * export stopped at (TREE_WITHIN: none) */
 	char step[64];
 };
 

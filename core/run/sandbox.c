@@ -213,6 +213,7 @@ static void read_report(const struct sandbox_spec *spec, struct pollfd *pfd,
 	} else if (got == (ssize_t)sizeof(r) && r.kind == REPORT_EXIT) {
 		res->wait_status = r.status;
 		res->maxrss_kb = r.maxrss_kb;
+		res->export_over = r.export_over;
 		res->file_missing = spec->output_file && r.err;
 		*have_status = true;
 	} else if (got <= 0 && !(got < 0 && errno == EINTR)) {

@@ -35,6 +35,8 @@ struct sandbox_spec {
 	const char *export_dir;  /* an empty host directory: after the run, the
 				  * files the run left in /sandbox are copied
 				  * there (a build's output) */
+	unsigned long long export_max_bytes;   /* what the export may copy: */
+	unsigned long long export_max_entries; /* 0: no limit (slot/tree.h) */
 	const char *stdin_data;  /* fed to stdin; NULL: stdin is /dev/null */
 	size_t stdin_len;
 	const char *input_file;  /* instead of stdin: the data as a read-only
@@ -81,6 +83,8 @@ struct sandbox_result {
 	char *file;              /* output_file's contents */
 	size_t file_len;
 	bool file_missing;       /* output_file absent or not a regular file */
+	int export_over;         /* enum tree_over: the export limit the run's
+				  * files passed (the export holds part) */
 	char fault[192];         /* "sandbox: <step> errno=N" */
 };
 

@@ -135,6 +135,8 @@ static int encode_request(const struct sandbox_spec *spec, struct wire *w)
 	put_u64(w, spec->output_max);
 	put_str(w, spec->lower);
 	put_str(w, spec->export_dir);
+	put_u64(w, spec->export_max_bytes);
+	put_u64(w, spec->export_max_entries);
 	put_bytes(w, spec->stdin_data, spec->stdin_len);
 	put_str(w, spec->input_file);
 	put_str(w, spec->output_file);
@@ -189,6 +191,8 @@ int wire_receive_request(struct plan *p, struct received *got)
 	spec->output_max = (size_t)get_u64(&w);
 	spec->lower = get_bytes(&w, NULL);
 	spec->export_dir = get_bytes(&w, NULL);
+	spec->export_max_bytes = get_u64(&w);
+	spec->export_max_entries = get_u64(&w);
 	spec->stdin_data = get_bytes(&w, &spec->stdin_len);
 	spec->input_file = get_bytes(&w, NULL);
 	spec->output_file = get_bytes(&w, NULL);

@@ -32,6 +32,9 @@ int walk_tree(struct walk *w, int top)
 			close(fd);
 		return -1;
 	}
+	/* The dup shares top's offset: a walk before this one (of the same
+	 * fd) left it at the end. */
+	rewinddir(stack[0].dir);
 	stack[0].path_len = 0;
 	w->path[0] = 0;
 	n = 1;

@@ -8,8 +8,11 @@ mixed load for SOAK_SECONDS, then what it grew.
 2 x RUN_CONCURRENCY clients send, without pause, a weighted mix of good runs
 and judgings, failing programs, hostile programs (endless loop, memory hog,
 fork bomb, output flood) and malformed requests (bad JSON, wrong types,
-unknown paths and methods, oversized and compressed bodies).  Each kind has
-its expected statuses; 429 is expected of any kind (twice as many clients
+unknown paths and methods, oversized and compressed bodies), and builds
+that attack the compile cache (issue 11: sparse, big and many files, trees
+130 and 1000 deep left by a Template Haskell build step, and fresh C builds
+of 6 MB each that keep the cache evicting).  Each kind has its expected
+statuses; 429 is expected of any kind (twice as many clients
 as slots).  Afterwards, once the slots are idle, it compares with the
 baseline taken after a warm-up:
 
@@ -23,7 +26,11 @@ baseline taken after a warm-up:
   - open fds of master and workers, the stack's serving processes (stack.sh,
     nginx, gaol-fcgi master and workers), the slot UIDs' processes, the
     host's mounts and the slot cgroups: back to baseline; at most one
-    sandbox built ahead per idle worker, and no other process.
+    sandbox built ahead per idle worker, and no other process;
+  - the compile cache (its own state directory, RUN_EVAL_CACHE_MAX=CACHE_MAX)
+    never holds more than its cap: sampled every 0.2 s during the load, the
+    committed entries' bytes on disk (builds in progress, each bounded by
+    RUN_EVAL_BUILD_MAX, are printed beside it, not judged).
 
 Prints the figures; exits 1 when a target is missed.  --no-rss skips the
 RSS verdict (the mini-soak: too few requests to judge 1 KB each, and ASan's
@@ -46,6 +53,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 
 import gaol_helpers as gh  # noqa: E402
+import shutil  # noqa: E402
+import uuid  # noqa: E402
 
 RSS_PER_REQUEST_MAX = 1024          # bytes
 OUTPUT_MAX = 65536
@@ -71,6 +80,53 @@ EVAL_TLE = {"code": "while True: pass", "language": "python",
             "test_cases": [{"input": "", "expected_output": "1"}], "time_limit_ms": 200}
 
 ERRORS_4XX = {400, 404, 405, 411, 413, 415, 422}
+
+CACHE_MAX = 32 << 20
+BUILD_MAX = 8 << 20
+
+
+def th_build(action):
+    """/evaluate of a Haskell program whose build step runs action (IO)
+    through Template Haskell; a fresh source each time (no cache hit)."""
+    def body():
+        code = ("{-# LANGUAGE TemplateHaskell #-}\nmodule Main where\n"
+                "import Language.Haskell.TH\nimport System.IO\nimport System.Directory\n"
+                "import Control.Monad\n$(runIO (do { %s ; return [] }))\n"
+                "main :: IO ()\nmain = print 3\n-- %s\n" % (action, uuid.uuid4().hex))
+        return {"code": code, "language": "haskell",
+                "test_cases": [{"input": "", "expected_output": "3"}]}
+    return body
+
+
+def c_blob():
+    """/evaluate of a fresh C program with 6 MB of initialised data: every
+    one a new cache entry, so the cache keeps evicting."""
+    code = ("char blob[6 << 20] = {1}; int main(){return blob[0] - 1;} /* %s */\n"
+            % uuid.uuid4().hex)
+    return {"code": code, "language": "c", "test_cases": [{"input": "", "expected_output": ""}]}
+
+
+def th_deep(levels):
+    return th_build('setCurrentDirectory "/sandbox" >> createDirectoryIfMissing True '
+                    '(foldr1 (\\a b -> a ++ "/" ++ b) (replicate %d "d"))' % levels)
+
+
+# Builds that attack the compile cache; kinds of a language that is not
+# installed are left out (and said so).
+CACHE_KINDS = [
+    ("sparse build", 1, "POST", "/evaluate",
+     th_build('forM_ [1..3 :: Int] (\\i -> withBinaryFile ("sparse" ++ show i) WriteMode '
+              '(\\h -> hSetFileSize h (100 * 1024 * 1024)))'), None, {200}),
+    ("big build", 1, "POST", "/evaluate",
+     th_build('writeFile "big" (replicate (12 * 1024 * 1024) \'x\')'), None, {200}),
+    ("many-file build", 1, "POST", "/evaluate",
+     th_build('forM_ [1..12000 :: Int] (\\i -> writeFile ("f" ++ show i) "x")'), None, {200}),
+    ("deep build 130", 1, "POST", "/evaluate", th_deep(130), None, {200}),
+    ("deep build 1000", 1, "POST", "/evaluate", th_deep(1000), None, {200}),
+    ("6 MB C build", 3, "POST", "/evaluate", c_blob, None, {200}),
+]
+CACHE_LANGS = {"sparse build": "haskell", "big build": "haskell", "many-file build": "haskell",
+               "deep build 130": "haskell", "deep build 1000": "haskell", "6 MB C build": "c"}
 
 # (name, weight, method, path, body, headers, expected statuses)
 KINDS = [
@@ -109,7 +165,7 @@ KINDS = [
     ("multipart", 1, "POST", "/evaluate", "--x--", {"Content-Type": "multipart/form-data"},
      {415}),
     ("too large", 1, "POST", "/run", b'{"a": "' + b"x" * (1 << 20) + b'"}', None, {413}),
-]
+] + CACHE_KINDS
 
 
 # ---------------------------------------------------------------- measures
@@ -126,6 +182,51 @@ def fd_count(pid):
         return len(os.listdir("/proc/%d/fd" % pid))
     except OSError:
         return 0
+
+
+def cache_bytes(cache_dir):
+    """(committed entries, builds in progress): bytes on disk under the
+    cache directory, links not followed."""
+    committed = progress = 0
+    try:
+        names = os.listdir(cache_dir)
+    except OSError:
+        return 0, 0
+    for name in names:
+        total = 0
+        for root, dirs, files in os.walk(os.path.join(cache_dir, name)):
+            for n in dirs + files:
+                try:
+                    total += os.lstat(os.path.join(root, n)).st_blocks * 512
+                except OSError:
+                    pass
+        try:
+            total += os.lstat(os.path.join(cache_dir, name)).st_blocks * 512
+        except OSError:
+            pass
+        if name.startswith("."):
+            progress += total
+        else:
+            committed += total
+    return committed, progress
+
+
+class CacheWatch(threading.Thread):
+    """Samples the cache's size while the load runs."""
+
+    def __init__(self, cache_dir):
+        super().__init__(daemon=True)
+        self.cache_dir = cache_dir
+        self.max_committed = self.max_progress = self.samples = 0
+        self.stop = threading.Event()
+
+    def run(self):
+        while not self.stop.is_set():
+            c, p = cache_bytes(self.cache_dir)
+            self.max_committed = max(self.max_committed, c)
+            self.max_progress = max(self.max_progress, p)
+            self.samples += 1
+            self.stop.wait(0.2)
 
 
 def slot_cgroups(lo, hi):
@@ -214,6 +315,8 @@ class Load:
 
     def one(self, kind):
         name, _, method, path, body, headers, expected = kind
+        if callable(body):
+            body = body()
         try:
             r = gh.request(self.stack.port, method, path, body, headers=headers, timeout=120)
             status, excerpt = r.status, r.body[:200]
@@ -270,11 +373,24 @@ def main():
     ap.add_argument("--no-rss", action="store_true", help="report RSS growth, do not judge it")
     args = ap.parse_args()
 
+    # A state directory of its own, so that its compile cache is the
+    # soak's alone to measure; removed at the end.
+    state = "%s-soak-%d" % (os.environ.get("GAOL_STATE_DIR", "/run/gaol"), os.getpid())
+    cache_dir = os.path.join(state, "cache")
     stack = gh.Stack("soak", uid_base=UID_BASE, concurrency=args.concurrency,
-                     env={"RUN_OUTPUT_MAX": str(OUTPUT_MAX)})
+                     env={"RUN_OUTPUT_MAX": str(OUTPUT_MAX), "GAOL_STATE_DIR": state,
+                          "RUN_EVAL_CACHE_MAX": str(CACHE_MAX),
+                          "RUN_EVAL_BUILD_MAX": str(BUILD_MAX)})
     missed = []
+    watch = CacheWatch(cache_dir)
     try:
         stack.start()
+        installed = stack.installed()
+        for kind in list(KINDS):
+            lang = CACHE_LANGS.get(kind[0])
+            if lang and lang not in installed:
+                print("soak: %s left out: %s is not installed" % (kind[0], lang))
+                KINDS.remove(kind)
         warm = warm_up(stack)
         if warm.unexpected:
             print("soak: warm-up answers not as expected: %r" % warm.unexpected)
@@ -282,10 +398,14 @@ def main():
         base = snapshot(stack)
         t0 = time.monotonic()
         load = Load(stack, 2 * args.concurrency, args.seconds, args.seed)
+        watch.start()
         load.run()
         elapsed = time.monotonic() - t0
         settle(stack)
+        watch.stop.set()
+        watch.join()
         end = snapshot(stack)
+        cache_end = cache_bytes(cache_dir)
         restarts = stack.log_text().count("restarting in")
     finally:
         log = stack.log_text()
@@ -293,6 +413,7 @@ def main():
             stack.stop_clean()
         except AssertionError as e:
             missed.append("the stack did not stop cleanly: %s" % str(e)[:2000])
+        shutil.rmtree(state, ignore_errors=True)
 
     # ---- figures
     statuses = {}
@@ -330,7 +451,17 @@ def main():
                 "slot_processes", "mounts", "cgroups"):
         print("soak: %-16s %d -> %d" % (key, base[key], end[key]))
 
+    print("soak: compile cache: at most %d bytes committed (cap %d) in %d samples; "
+          "builds in progress at most %d bytes; at the end %d committed, %d in progress"
+          % (watch.max_committed, CACHE_MAX, watch.samples, watch.max_progress,
+             cache_end[0], cache_end[1]))
+
     # ---- targets
+    if watch.max_committed > CACHE_MAX or cache_end[0] > CACHE_MAX:
+        missed.append("the compile cache passed its cap: %d bytes (cap %d)"
+                      % (max(watch.max_committed, cache_end[0]), CACHE_MAX))
+    if cache_end[1]:
+        missed.append("builds left half-done in the cache: %d bytes" % cache_end[1])
     if fivexx:
         missed.append("5xx answers: %r" % fivexx)
     if load.unexpected:

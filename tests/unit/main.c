@@ -15,6 +15,7 @@ static Suite *(*const suites[])(void) = {
 	lang_suite,
 	judge_suite,
 	cgroup_suite,
+	tree_suite,
 };
 
 int

@@ -13,5 +13,6 @@ Suite *config_suite(void);
 Suite *lang_suite(void);
 Suite *judge_suite(void);
 Suite *cgroup_suite(void);
+Suite *tree_suite(void);
 
 #endif

@@ -19,6 +19,8 @@ static const char *const variables[] = {
 	"RUN_MEMORY_MAX", "RUN_SANDBOX_TMP_SIZE", "RUN_SANDBOX_MEM_MAX",
 	"GAOL_LANGS_DIR", "GAOL_STATE_DIR", "RUN_ROOT_EXTRA", "RUN_EVAL_PARALLEL",
 	"RUN_EVAL_CACHE_MAX", "GAOL_INSTANCE", "RUN_TIME_LIMIT_MAX", "RUN_MEMORY_LIMIT_MAX",
+	"RUN_EVAL_BUILD_MAX", "RUN_EVAL_BUILD_FILES",
+	"RUN_EVAL_HIDE_CACHED",
 };
 
 static struct gaol_config cfg;
@@ -71,6 +73,30 @@ refuses(const char *name, const char *value)
 	ck_assert_uint_eq(cfg.n_env_allow, 0);
 	unsetenv(name);
 }
+
+/* Issue 11: what one build may leave stays within the cache's cap. */
+START_TEST(config_build_limits_fit_the_cache)
+{
+	loads();
+	ck_assert_uint_eq(cfg.eval_build_max, 64ULL << 20);
+	ck_assert_uint_eq(cfg.eval_build_files, 10000);
+	ck_assert(!cfg.eval_hide_cached);
+	setenv("RUN_EVAL_CACHE_MAX", "16m", 1);
+	loads();
+	ck_assert_uint_eq(cfg.eval_build_max, 16ULL << 20);
+	refuses("RUN_EVAL_BUILD_MAX", "17m");
+	setenv("RUN_EVAL_BUILD_MAX", "1m", 1);
+	setenv("RUN_EVAL_BUILD_FILES", "50", 1);
+	setenv("RUN_EVAL_HIDE_CACHED", "1", 1);
+	loads();
+	ck_assert_uint_eq(cfg.eval_build_max, 1ULL << 20);
+	ck_assert_uint_eq(cfg.eval_build_files, 50);
+	ck_assert(cfg.eval_hide_cached);
+	unsetenv("RUN_EVAL_BUILD_MAX");
+	refuses("RUN_EVAL_BUILD_FILES", "0");
+	refuses("RUN_EVAL_HIDE_CACHED", "maybe");
+}
+END_TEST
 
 START_TEST(config_defaults)
 {
@@ -518,6 +544,7 @@ config_suite(void)
 	tcase_add_test(env, config_defaults);
 	tcase_add_test(env, config_instance_names_the_default_state_dir);
 	tcase_add_test(env, config_rejects_an_instance_that_is_not_one_name);
+	tcase_add_test(env, config_build_limits_fit_the_cache);
 	tcase_add_test(env, config_reads_every_variable);
 	tcase_add_test(env, config_empty_value_means_unset);
 	tcase_add_test(env, config_concurrency_from_1_to_256);
