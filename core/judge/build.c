@@ -68,6 +68,7 @@ int judge_build(struct engine *e, const struct lang *lang, const struct eval_req
 		.timeout_ms = EVAL_COMPILE_TIMEOUT_MS,
 		.output_max = e->cfg.output_max,
 		.export_dir = out,
+		.client = e->client,
 	};
 	struct sandbox_result res;
 	if (sandbox_run(&e->slot, &spec, &res) < 0) {
