@@ -128,6 +128,9 @@ static void judge_answer(struct judging *j, struct build *b, struct answer *a)
 		judge_emit(j);
 	}
 	if (j->e->stream) {
+		if (j->gone)        /* for the request log: the client left */
+			json_object_object_add(j->summary, "client_gone",
+					       json_object_new_boolean(1));
 		answer_json(a, OUTCOME_OK, j->summary);
 		a->streamed = true;
 		return;

@@ -45,8 +45,8 @@ const char *verdict_name(enum verdict v)
 
 enum verdict verdict_of(const struct sandbox_result *r, long limit_ms, bool output_equal)
 {
-	if (!r->ran)
-		return V_IE;
+	if (!r->ran || r->client_gone)
+		return V_IE;     /* not judged: nobody is waiting for it */
 	if (r->output_exceeded)
 		return V_OLE;
 	if (r->oom_killed)
