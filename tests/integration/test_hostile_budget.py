@@ -75,6 +75,12 @@ def test_a_worker_over_the_pool_memory_limit_is_replaced_not_the_host(make_stack
     assert r.status in (500, 502), r
     assert r.headers.get("content-type", "").startswith("application/json"), r.headers
     r.json()
+    # It was the kernel's OOM kill in the pool's cgroup, and the master
+    # started the worker again.
+    deadline = time.monotonic() + 10
+    while "was killed by signal 9" not in s.log_text() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert "was killed by signal 9" in s.log_text(), s.log_text()
     deadline = time.monotonic() + 30
     while True:
         r = s.post("/evaluate", file_eval(1, code="open('output.txt','w').write('x')\n"))
