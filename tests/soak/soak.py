@@ -70,7 +70,7 @@ SLOT_HELD_MAX_S = max(BUDGET_S, RUN_TIMEOUT_MAX_S) + 2
 # raw output) and the lanes' results not yet written (at most ANSWER_MAX,
 # read from a memfd); 4 x ANSWER_MAX + 16 MiB leaves room for the
 # allocator.  Unbounded, a huge-answer request grew a worker by 6 x its
-# output (here 22 MB).
+# output (here 10.8 MB).
 WORKER_RSS_GROWTH_MAX_KB = (4 * ANSWER_MAX >> 10) + 16384
 UID_BASE = 51001 + (os.getpid() % 400) * 25
 
@@ -95,10 +95,10 @@ EVAL_TLE = {"code": "while True: pass", "language": "python",
 
 ERRORS_4XX = {400, 404, 405, 411, 413, 415, 422}
 
-# Issue 11's attacks.  A tiny request for a huge answer: 60 tests each
-# writing 60 KB of NUL (six times that as JSON: 21.6 MB uncapped).
+# Issue 11's attacks.  A tiny request for a huge answer: 30 tests each
+# writing 60 KB of NUL (six times that as JSON: 10.8 MB uncapped).
 EVAL_HUGE = {"code": "open('output.txt', 'wb').write(b'\\0' * 60000)\n", "language": "python",
-             "input_mode": "file", "test_cases": [{"input": "", "expected_output": "x"}] * 60}
+             "input_mode": "file", "test_cases": [{"input": "", "expected_output": "x"}] * 30}
 # A request whose tests sum past the budget: 6 x 3 s of sleep on 2 lanes.
 EVAL_LONG = {"code": "import time\ntime.sleep(3)\nprint(1)\n", "language": "python",
              "time_limit_ms": 1000, "test_cases": [{"input": "", "expected_output": "1"}] * 6}
