@@ -21,13 +21,16 @@
  *   a type.  Only multipart types are refused (415): a form upload is never a
  *   JSON document, and saying so helps more than "unparseable JSON".
  */
+#define _GNU_SOURCE     /* POLLRDHUP */
 #include <ctype.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
 #include "http.h"
 #include "metrics.h"
@@ -237,6 +240,11 @@ static int read_body(const struct gaol_config *cfg, FCGX_Request *req,
 	buf[want] = '\0';
 	*body = buf;
 	*len = want;
+	/* Read to the end of FCGI_STDIN (its empty record): from here on,
+	 * anything on the connection means the web server gave up. */
+	char rest[256];
+	while (FCGX_GetStr(rest, sizeof rest, req->in) > 0)
+		;
 	return 0;
 }
 
@@ -301,11 +309,65 @@ static void put_fcgx(FCGX_Request *req, const char *data, size_t len)
 	}
 }
 
+/* An answer written as it is made (POST /evaluate): 200 and the headers
+ * before the first byte, no Content-Length (nginx sends it chunked). */
+struct stream_ctx {
+	FCGX_Request *req;
+	const char *request_id;
+	size_t sent;
+};
+
+static void stream_begin(void *ctx)
+{
+	struct stream_ctx *c = ctx;
+	char hdr[256];
+	int n = snprintf(hdr, sizeof hdr,
+			 "Status: %d %s\r\n"
+			 "Content-Type: application/json\r\n"
+			 "Cache-Control: no-store\r\n"
+			 "X-Request-Id: %s\r\n\r\n",
+			 http_status(OUTCOME_OK), http_reason(OUTCOME_OK), c->request_id);
+	put_fcgx(c->req, hdr, (size_t)n);
+	c->sent += (size_t)n;
+}
+
+static int stream_write(void *ctx, const char *data, size_t len)
+{
+	struct stream_ctx *c = ctx;
+	while (len > 0) {
+		int n = len > BODY_CHUNK ? BODY_CHUNK : (int)len;
+		if (FCGX_PutStr(data, n, c->req->out) != n)
+			return -1;
+		c->sent += (size_t)n;
+		data += n;
+		len -= (size_t)n;
+	}
+	/* Out now, not when libfcgi's buffer fills: the worker holds no more
+	 * of the answer than the result it is writing. */
+	return FCGX_FFlush(c->req->out) == 0 ? 0 : -1;
+}
+
+/* nginx gave up on the request: it closed the connection (the client went
+ * away and fastcgi_ignore_client_abort is off), or sent
+ * FCGI_ABORT_REQUEST (type 2, the second byte of a record's header). */
+static bool fcgi_client_gone(int fd, short revents)
+{
+	unsigned char h[8];
+	ssize_t k;
+
+	if (revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
+		return true;
+	k = recv(fd, h, sizeof h, MSG_PEEK | MSG_DONTWAIT);
+	return k == 0 || (k >= 2 && h[1] == 2);
+}
+
 /* Returns the bytes sent (headers and body). */
 static size_t send_answer(FCGX_Request *req, const struct answer *a,
 			  const char *allow, bool head, const char *request_id,
 			  const char *type)
 {
+	if (a->streamed)
+		return 0;     /* written already, as it was made */
 	const char *body = a->body ? a->body : last_resort;
 	size_t len = a->body ? a->len : sizeof last_resort - 1;
 	enum outcome outcome = a->body ? a->outcome : OUTCOME_FAULT;
@@ -417,6 +479,9 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 	if (e->cfg.debug)
 		log_request(e->slot_index, req);
 
+	struct stream_ctx sc = { .req = req, .request_id = log.id };
+	struct answer_stream stream = { stream_begin, stream_write, &sc };
+	struct client_watch client = { req->ipcFd, fcgi_client_gone };
 	if ((r = route_find(&e->cfg, path, method, allow, sizeof allow))) {
 		char *body = NULL;
 		size_t len = 0;
@@ -425,8 +490,13 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 		log.route = r->path;
 		/* A slot is busy while it runs a request's sandboxes. */
 		metrics_slot_busy(e->slot_index, r->takes_body);
-		if (!r->takes_body || read_body(&e->cfg, req, &body, &len, &a) == 0)
+		if (!r->takes_body || read_body(&e->cfg, req, &body, &len, &a) == 0) {
+			e->stream = r->handle == handle_evaluate ? &stream : NULL;
+			e->client = r->takes_body ? &client : NULL;
 			after = r->handle(e, body, len, &a);
+			e->stream = NULL;
+			e->client = NULL;
+		}
 		metrics_slot_busy(e->slot_index, false);
 		reqlog_body(&log, body, len);
 		free(body);
@@ -437,9 +507,9 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 		answer_error(&a, OUTCOME_NOT_FOUND, "no such path: %.*s", PATH_SHOWN_MAX, path);
 	}
 
-	out = send_answer(req, &a, allow[0] ? allow : NULL,
-			  strcmp(method, "HEAD") == 0, log.id,
-			  r && r->handle == handle_metrics ? metrics_type : NULL);
+	out = sc.sent + send_answer(req, &a, allow[0] ? allow : NULL,
+				    strcmp(method, "HEAD") == 0, log.id,
+				    r && r->handle == handle_metrics ? metrics_type : NULL);
 	reqlog_end(&log, (int)e->slot_index, method, &a, out);
 	answer_free(&a);
 	return after;

@@ -35,6 +35,7 @@
 #include "master.h"
 #include "metrics.h"
 #include "api/version.h"
+#include "slot/pool.h"
 #include "slot/uidlock.h"
 
 #define LISTEN_BACKLOG 128
@@ -271,6 +272,19 @@ static int listening_socket(const char *path, const char *group)
 	return fd;
 }
 
+/* The pool's own memory bounded (RUN_POOL_MEMORY_MAX): the master goes
+ * first, the workers follow it by fork. */
+static int enter_pool(const struct engine *e, struct pool_cgroup *pool)
+{
+	char err[512];
+
+	if (pool_enter(pool, e->cgroup_version, e->cfg.instance, (unsigned)e->cfg.uid_base,
+		       e->cfg.pool_memory_max, err, sizeof err) == 0)
+		return 0;
+	fprintf(stderr, "gaol-fcgi: %s\n", err);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -284,6 +298,7 @@ int main(int argc, char **argv)
 	const char *socket_path = NULL, *socket_group = NULL;
 	struct engine e;
 	struct uid_locks uids = { 0 };
+	struct pool_cgroup pool;
 	bool check = false;
 	char err[512];
 	int opt, fd, status;
@@ -323,10 +338,16 @@ int main(int argc, char **argv)
 		uidlock_release(&uids);
 		return status;
 	}
+	if (enter_pool(&e, &pool) < 0) {
+		engine_free(&e);
+		uidlock_release(&uids);
+		return 1;
+	}
 	engine_sweep(&e);
 	/* Fail closed: one real sandbox, every mechanism checked from inside
 	 * it, before a socket is served. */
 	if (selfcheck(&e, 0, NULL) != 0) {
+		pool_leave(&pool);
 		engine_free(&e);
 		uidlock_release(&uids);
 		return 1;
@@ -346,6 +367,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "gaol-fcgi: starting %u workers (cgroup v%d)\n",
 		e.cfg.concurrency, e.cgroup_version);
 	status = master_run(&e, fd);   /* closes fd */
+	pool_leave(&pool);
 
 	if (socket_path)
 		unlink(socket_path);

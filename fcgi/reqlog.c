@@ -186,6 +186,8 @@ static void evaluate_outcome(struct json_object *line, struct json_object *ans,
 	}
 	json_object_object_add(line, "verdict", json_object_new_string(verdict));
 	json_object_object_add(line, "verdicts", counts);
+	if (json_object_object_get_ex(ans, "client_gone", &v))  /* judging stopped */
+		json_object_object_add(line, "client_gone", json_object_get(v));
 	json_object_object_add(line, "wall_ms", json_object_new_int64(wall));
 	json_object_object_add(line, "cpu_ms", json_object_new_int64(cpu));
 	json_object_object_add(line, "memory_peak_kb", json_object_new_int64(peak));

@@ -390,6 +390,32 @@ static int get_eval_build(struct gaol_config *cfg, char *err, size_t errlen)
 			err, errlen);
 }
 
+/* What one request may cost at most (issue 11): its answer's size and its
+ * wall-clock time, whatever its tests ask. */
+static int get_request_bounds(struct gaol_config *cfg, char *err, size_t errlen)
+{
+	unsigned long long n;
+	const char *v = env("RUN_REQUEST_BUDGET");
+
+	if (get_size("RUN_ANSWER_MAX", 16ULL << 20, 65536, &n, err, errlen) == -1)
+		return -1;
+	cfg->answer_max = (size_t)n;
+	/* A worker at the answer cap holds a few times it (a result being
+	 * written, its lanes' results): 256 MiB a slot leaves room for that. */
+	if (get_size("RUN_POOL_MEMORY_MAX", (256ULL << 20) * cfg->concurrency, 0,
+		     &cfg->pool_memory_max, err, errlen) == -1)
+		return -1;
+	if (cfg->pool_memory_max && cfg->pool_memory_max < 32ULL << 20)
+		return fail(err, errlen, "RUN_POOL_MEMORY_MAX=\"%s\": must be 0 (off) "
+			    "or at least 32m", env("RUN_POOL_MEMORY_MAX"));
+	cfg->request_budget_ms = 120000;
+	if (v && (timeout_parse(v, &cfg->request_budget_ms) < 0 ||
+		  cfg->request_budget_ms < 1000))
+		return fail(err, errlen, "RUN_REQUEST_BUDGET=\"%s\": not a duration "
+			    "of at least 1s (\"120s\", \"90000ms\")", v);
+	return 0;
+}
+
 static int read_env(struct gaol_config *cfg, char *err, size_t errlen)
 {
 	unsigned long long n;
@@ -448,6 +474,8 @@ static int read_env(struct gaol_config *cfg, char *err, size_t errlen)
 	if (get_size("RUN_EVAL_CACHE_MAX", 256ULL << 20, 0, &cfg->eval_cache_max,
 		     err, errlen) == -1 ||
 	    get_eval_build(cfg, err, errlen) == -1)
+		return -1;
+	if (get_request_bounds(cfg, err, errlen) == -1)
 		return -1;
 	if (get_langs_dir(cfg, err, errlen) == -1 ||
 	    get_instance(cfg, err, errlen) == -1 ||

@@ -43,6 +43,11 @@ struct gaol_config {
 					    * may leave (<= eval_cache_max) */
 	unsigned long long eval_build_files; /* RUN_EVAL_BUILD_FILES: entries */
 	bool eval_hide_cached;          /* RUN_EVAL_HIDE_CACHED */
+	size_t answer_max;              /* RUN_ANSWER_MAX: an /evaluate answer's
+					 * actual and error output, bytes */
+	long request_budget_ms;         /* RUN_REQUEST_BUDGET: one request's wall clock */
+	unsigned long long pool_memory_max; /* RUN_POOL_MEMORY_MAX: master and
+					     * workers together, bytes; 0 = off */
 	char langs_dir[4096];           /* GAOL_LANGS_DIR (default: next to binary) */
 	char instance[GAOL_INSTANCE_MAX + 1]; /* GAOL_INSTANCE: cgroup parent, state dir */
 	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/<instance>) */

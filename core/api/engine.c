@@ -305,6 +305,7 @@ void engine_run(struct engine *e, const char *body, size_t len, struct answer *a
 		.n_files = n,
 		.timeout_ms = run_budget_ms(req.timeout_ms, arrived),
 		.output_max = e->cfg.output_max,
+		.client = e->client,
 	};
 	struct sandbox_result res;
 	if (sandbox_run(&e->slot, &spec, &res) < 0) {

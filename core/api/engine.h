@@ -15,6 +15,15 @@
 #include "lang/lang.h"
 #include "run/sandbox.h"
 
+/* Where an answer goes while it is made (POST /evaluate): the adapter's.
+ * begin is called once, before the first byte, and fixes the status at
+ * OUTCOME_OK; write returns -1 when the client is gone. */
+struct answer_stream {
+	void (*begin)(void *ctx);
+	int (*write)(void *ctx, const char *data, size_t len);
+	void *ctx;
+};
+
 struct engine {
 	struct gaol_config cfg;
 	struct lang_set langs;
@@ -24,6 +33,9 @@ struct engine {
 	unsigned n_lanes;
 	int cgroup_version;      /* 1 or 2: the service's, from engine_load */
 	unsigned slot_index;     /* which slot engine_take_slot took */
+	/* Set by the adapter for one request, NULL otherwise: */
+	const struct answer_stream *stream;  /* stream /evaluate's answer */
+	const struct client_watch *client;   /* stop when the client leaves */
 };
 
 /* What kind of answer a request gets.  The engine gives the first five;
@@ -45,6 +57,10 @@ struct answer {
 	enum outcome outcome;
 	char *body;              /* JSON, malloc'd */
 	size_t len;
+	bool streamed;           /* the answer went out through e->stream;
+				  * body is its summary for the request log
+				  * (compile, and each result's verdict and
+				  * measurements), not sent */
 };
 
 /* Reads config and languages and prepares the service's cgroup: once, in the

@@ -131,6 +131,7 @@ static int run_build(struct engine *e, const struct lang *lang, const struct eva
 		.export_dir = out,
 		.export_max_bytes = e->cfg.eval_build_max,
 		.export_max_entries = e->cfg.eval_build_files,
+		.client = e->client,
 	};
 	struct sandbox_result res;
 	if (sandbox_run(&e->slot, &spec, &res) < 0) {

@@ -20,6 +20,16 @@ struct judging {
 	const struct eval_request *req;
 	const char *lower;       /* the build's output */
 	unsigned long long mem;
+	long end_ms;             /* now_ms() at which RUN_REQUEST_BUDGET is spent */
+	bool gone;               /* the client went away: judge no more */
+	/* The answer as it is made (judge.c, judge_emit): results[i] for test
+	 * i; those below next are written out and freed already. */
+	struct json_object **results;
+	size_t next;
+	struct json_object *compile;   /* the build's, until written */
+	struct json_object *summary;   /* the request log's digest */
+	size_t bytes;                  /* written */
+	bool begun;
 };
 
 struct build {
@@ -38,10 +48,17 @@ int judge_build(struct engine *e, const struct lang *lang, const struct eval_req
 		struct build *b, char *fault, size_t faultlen);
 /* At the request's end: unpins the entry, removes an uncached build. */
 void judge_build_end(struct build *b);
-/* Runs every test on the worker's lanes, results[i] for test i (lanes.c). */
-void judge_run_tests(const struct judging *j, struct json_object **results);
+/* Runs every test on the worker's lanes into j->results, handing each to
+ * judge_emit as soon as it is there (lanes.c). */
+void judge_run_tests(struct judging *j);
+/* Writes out the results ready in order from j->next (judge.c). */
+void judge_emit(struct judging *j);
+/* Whether the client of the request has gone (a poll that does not wait). */
+bool judge_client_gone(struct judging *j);
 /* A test that did not run, with verdict v (IE, or CE for every test when
  * the build failed): every field there, what was not measured null. */
 struct json_object *judge_not_run(const struct eval_test *t, enum verdict v);
+/* A test not started because the request's budget was spent (TLE). */
+struct json_object *judge_past_budget(const struct eval_test *t);
 
 #endif

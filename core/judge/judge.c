@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,12 +40,119 @@
 #include "util/util.h"
 #include "judge/internal.h"
 
+/* ---- the answer, written as it is made ---- */
+
+/* Each result's verdict and measurements, for the request log and the
+ * metrics (fcgi/reqlog.c reads the answer's body): what the streamed
+ * answer said, without its outputs. */
+static void summarise(struct judging *j, struct json_object *r)
+{
+	static const char *const keep[] = { "verdict", "wall_ms", "cpu_ms", "memory_kb" };
+	struct json_object *d = json_object_new_object(), *v, *arr;
+
+	for (size_t k = 0; k < sizeof(keep) / sizeof(keep[0]); k++)
+		if (json_object_object_get_ex(r, keep[k], &v))
+			json_object_object_add(d, keep[k], json_object_get(v));
+	if (json_object_object_get_ex(j->summary, "results", &arr))
+		json_object_array_add(arr, d);
+	else
+		json_object_put(d);
+}
+
+static void put(struct judging *j, const char *s, size_t len)
+{
+	const struct answer_stream *out = j->e->stream;
+	if (j->gone)
+		return;
+	if (out->write(out->ctx, s, len) < 0)
+		j->gone = true;     /* the client left: nothing more to tell */
+	j->bytes += len;
+}
+
+void judge_emit(struct judging *j)
+{
+	size_t n = j->req->n_tests;
+	if (!j->e->stream)
+		return;             /* gathered whole (gaol-run) */
+	for (; j->next < n && j->results[j->next]; j->next++) {
+		struct json_object *r = j->results[j->next];
+		if (!j->begun) {
+			/* The status is 200 from here on: a fault after this
+			 * point can only cut the body short (docs/api.md). */
+			j->e->stream->begin(j->e->stream->ctx);
+			j->begun = true;
+			const char *c = json_object_to_json_string_ext(j->compile, JSON_FLAGS);
+			put(j, "{\"compile\":", 11);
+			put(j, c, strlen(c));
+			put(j, ",\"results\":[", 12);
+			json_object_object_add(j->summary, "compile", j->compile);
+			j->compile = NULL;
+		}
+		const char *t = json_object_to_json_string_ext(r, JSON_FLAGS);
+		if (j->next)
+			put(j, ",", 1);
+		put(j, t, strlen(t));
+		summarise(j, r);
+		json_object_put(r);
+		j->results[j->next] = NULL;
+	}
+	if (j->next == n && j->begun) {
+		put(j, "]}", 2);
+		j->begun = false;
+	}
+}
+
+bool judge_client_gone(struct judging *j)
+{
+	const struct client_watch *c = j->e->client;
+	struct pollfd p = { .fd = c ? c->fd : -1, .events = POLLIN | POLLRDHUP };
+	if (!j->gone && c && poll(&p, 1, 0) > 0 && c->gone(p.fd, p.revents))
+		j->gone = true;
+	return j->gone;
+}
+
+/* The tests' answer: streamed (then a carries the log's summary), or
+ * gathered into one object. */
+static void judge_answer(struct judging *j, struct build *b, struct answer *a)
+{
+	size_t n = j->req->n_tests;
+	j->compile = b->json;
+	b->json = NULL;
+	j->summary = json_object_new_object();
+	json_object_object_add(j->summary, "results", json_object_new_array());
+	if (b->ok) {
+		judge_run_tests(j);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			j->results[i] = judge_not_run(&j->req->tests[i], V_CE);
+		judge_emit(j);
+	}
+	if (j->e->stream) {
+		if (j->gone)        /* for the request log: the client left */
+			json_object_object_add(j->summary, "client_gone",
+					       json_object_new_boolean(1));
+		answer_json(a, OUTCOME_OK, j->summary);
+		a->streamed = true;
+		return;
+	}
+	json_object_put(j->summary);
+	struct json_object *obj = json_object_new_object();
+	struct json_object *arr = json_object_new_array_ext((int)n);
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, j->results[i]);
+	json_object_object_add(obj, "compile", j->compile);
+	j->compile = NULL;
+	json_object_object_add(obj, "results", arr);
+	answer_json(a, OUTCOME_OK, obj);
+}
+
 /* ---- the request, end to end ---- */
 
 void engine_evaluate(struct engine *e, const char *body, size_t len, struct answer *a)
 {
 	char err[512];
 	struct eval_request req;
+	long t0 = now_ms();
 
 	memset(a, 0, sizeof(*a));
 	if (engine_body_too_large(e, len, a))
@@ -74,34 +182,24 @@ void engine_evaluate(struct engine *e, const char *body, size_t len, struct answ
 		answer_error(a, OUTCOME_FAULT, "%s", err);
 		goto out;
 	}
-	struct json_object **results = calloc(req.n_tests, sizeof(*results));
-	if (!results) {
+	struct judging j = {
+		.e = e, .lang = lang, .req = &req, .lower = b.lower,
+		.mem = req.memory_limit_mb ? (unsigned long long)req.memory_limit_mb << 20 : 0,
+		.end_ms = t0 + e->cfg.request_budget_ms,
+		.results = calloc(req.n_tests, sizeof(struct json_object *)),
+	};
+	if (!j.results) {
 		json_object_put(b.json);
 		judge_build_end(&b);
 		answer_error(a, OUTCOME_FAULT, "out of memory");
 		goto out;
 	}
-	if (b.ok) {
-		struct judging j = {
-			.e = e, .lang = lang, .req = &req, .lower = b.lower,
-			.mem = req.memory_limit_mb ? (unsigned long long)req.memory_limit_mb << 20 : 0,
-		};
-		judge_run_tests(&j, results);
-	} else {
-		for (size_t i = 0; i < req.n_tests; i++) {
-			results[i] = judge_not_run(&req.tests[i], V_CE);
-		}
-	}
+	judge_answer(&j, &b, a);
 	judge_build_end(&b);    /* the tests are done with the build */
-	struct json_object *obj = json_object_new_object();
-	struct json_object *arr = json_object_new_array_ext((int)req.n_tests);
-	for (size_t i = 0; i < req.n_tests; i++)
-		json_object_array_add(arr, results[i]);
-	free(results);
-	json_object_object_add(obj, "compile", b.json);
-	json_object_object_add(obj, "results", arr);
-	answer_json(a, OUTCOME_OK, obj);
+	for (size_t i = j.next; i < req.n_tests; i++)
+		json_object_put(e->stream ? j.results[i] : NULL);
+	json_object_put(j.compile);
+	free(j.results);
 out:
 	eval_request_free(&req);
 }
-

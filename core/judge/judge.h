@@ -70,6 +70,10 @@ void compare_free(struct compare *c);
 bool compare_equal(const char *expected, size_t elen, const char *actual, size_t alen);
 
 enum verdict { V_OK, V_WA, V_TLE, V_MLE, V_RE, V_OLE, V_CE, V_IE };
+/* The details of a test cut, or never started, because its request's
+ * wall-clock budget was spent (verdict TLE). */
+#define VERDICT_BUDGET_DETAILS "Time Limit Exceeded (the request's budget, RUN_REQUEST_BUDGET, was spent)"
+
 
 const char *verdict_name(enum verdict v);
 /* Decided on the measurement, after the run (docs/design.md, "Judging"). */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <json-c/json.h>
@@ -37,11 +38,23 @@ static int feed(void *ctx, const char *buf, size_t len)
 	return compare_feed(ctx, buf, len);
 }
 
-static struct json_object *run_test(const struct judging *j, struct slot *lane, size_t i)
+/* The outputs a result may echo: an equal share of RUN_ANSWER_MAX per
+ * test, at worst six bytes of JSON a byte (\u0000), three quarters of it
+ * for `actual`, a quarter for `error` (at most STDERR_KEEP). */
+static void echo_caps(const struct judging *j, size_t *actual, size_t *error)
+{
+	size_t share = j->e->cfg.answer_max / j->req->n_tests / 6;
+	*actual = share / 4 * 3;
+	*error = share / 4 < STDERR_KEEP ? share / 4 : STDERR_KEEP;
+}
+
+static struct json_object *run_test(struct judging *j, struct slot *lane, size_t i)
 {
 	const struct eval_request *req = j->req;
 	const struct eval_test *t = &req->tests[i];
 	struct compare cmp;
+	if (now_ms() >= j->end_ms)
+		return judge_past_budget(t);
 	struct json_object *o = json_object_new_object();
 	if (compare_init(&cmp, t->expected.data, t->expected.len) < 0)
 		return o;
@@ -64,10 +77,13 @@ static struct json_object *run_test(const struct judging *j, struct slot *lane, 
 		.mem_max = j->mem,
 		.on_stdout = req->file_io ? NULL : feed,
 		.ctx = &cmp,
+		.budget_end_ms = j->end_ms,
+		.client = j->e->client,
 	};
 	struct sandbox_result res;
 	if (sandbox_run(lane, &spec, &res) < 0)
 		fprintf(stderr, "gaol: evaluate: %s\n", res.fault);
+	j->gone = j->gone || res.client_gone;
 	bool equal;
 	const char *actual = res.out;
 	size_t actual_len = res.out_len;
@@ -92,9 +108,13 @@ static struct json_object *run_test(const struct judging *j, struct slot *lane, 
 
 	json_object_object_add(o, "input", utf8_json_string(t->input.data, t->input.len));
 	json_object_object_add(o, "expected", utf8_json_string(t->expected.data, t->expected.len));
-	json_object_object_add(o, "actual", str_or_null_utf8(actual, actual_len));
+	size_t keep, keep_err;
+	echo_caps(j, &keep, &keep_err);
+	json_object_object_add(o, "actual", str_or_null_utf8(actual,
+		actual_len > keep ? keep : actual_len));
+	json_object_object_add(o, "actual_truncated", json_object_new_boolean(actual_len > keep));
 	json_object_object_add(o, "error", str_or_null_utf8(res.err,
-		res.err_len > STDERR_KEEP ? STDERR_KEEP : res.err_len));
+		res.err_len > keep_err ? keep_err : res.err_len));
 	json_object_object_add(o, "success", json_object_new_boolean(
 		res.ran && !res.killed && code == 0 && v != V_TLE && v != V_MLE));
 	json_object_object_add(o, "passed", json_object_new_boolean(v == V_OK));
@@ -114,14 +134,16 @@ static struct json_object *run_test(const struct judging *j, struct slot *lane, 
 
 /* Lane k > 0, in a child: every P-th test from k, one JSON object per line
  * into fd, "<index> <json>\n". */
-static void __attribute__((noreturn)) lane_child(const struct judging *j, unsigned k,
+static void __attribute__((noreturn)) lane_child(struct judging *j, unsigned k,
 						 unsigned P, int fd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	FILE *f = fdopen(fd, "w");
-	for (size_t i = k; f && i < j->req->n_tests; i += P) {
+	for (size_t i = k; f && i < j->req->n_tests && !judge_client_gone(j); i += P) {
 		struct json_object *o = run_test(j, engine_lane(j->e, k), i);
+		/* Flushed line by line: the worker streams it as it comes. */
 		fprintf(f, "%zu %s\n", i, json_object_to_json_string_ext(o, JSON_FLAGS));
+		fflush(f);
 		json_object_put(o);
 	}
 	_exit(f && fclose(f) == 0 ? 0 : 1);
@@ -133,6 +155,7 @@ struct json_object *judge_not_run(const struct eval_test *t, enum verdict v)
 	json_object_object_add(o, "input", utf8_json_string(t->input.data, t->input.len));
 	json_object_object_add(o, "expected", utf8_json_string(t->expected.data, t->expected.len));
 	json_object_object_add(o, "actual", json_object_new_string(""));
+	json_object_object_add(o, "actual_truncated", json_object_new_boolean(0));
 	json_object_object_add(o, "error", json_object_new_string(""));
 	json_object_object_add(o, "success", json_object_new_boolean(0));
 	json_object_object_add(o, "passed", json_object_new_boolean(0));
@@ -150,7 +173,42 @@ struct json_object *judge_not_run(const struct eval_test *t, enum verdict v)
 	return o;
 }
 
-void judge_run_tests(const struct judging *j, struct json_object **results)
+struct json_object *judge_past_budget(const struct eval_test *t)
+{
+	struct json_object *o = judge_not_run(t, V_IE);
+	json_object_object_add(o, "verdict", json_object_new_string(verdict_name(V_TLE)));
+	json_object_object_add(o, "details", json_object_new_string(VERDICT_BUDGET_DETAILS));
+	return o;
+}
+
+/* What lane k wrote since *off: whole lines only, "<index> <json>". */
+static void read_lane(struct judging *j, int fd, off_t *off)
+{
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= *off)
+		return;
+	size_t len = (size_t)(st.st_size - *off);
+	char *buf = malloc(len + 1);
+	ssize_t got = buf ? pread(fd, buf, len, *off) : -1;
+	if (got <= 0) {
+		free(buf);
+		return;
+	}
+	buf[got] = 0;
+	char *line = buf, *nl;
+	while ((nl = strchr(line, '\n'))) {
+		*nl = 0;
+		char *end;
+		unsigned long idx = strtoul(line, &end, 10);
+		if (idx < j->req->n_tests && idx >= j->next && *end == ' ' && !j->results[idx])
+			j->results[idx] = json_tokener_parse(end + 1);
+		line = nl + 1;
+	}
+	*off += line - buf;
+	free(buf);
+}
+
+void judge_run_tests(struct judging *j)
 {
 	size_t n = j->req->n_tests;
 	unsigned P = j->e->cfg.eval_parallel;
@@ -158,6 +216,7 @@ void judge_run_tests(const struct judging *j, struct json_object **results)
 		P = (unsigned)n;
 	pid_t pids[EVAL_PARALLEL_MAX] = { 0 };
 	int fds[EVAL_PARALLEL_MAX];
+	off_t offs[EVAL_PARALLEL_MAX] = { 0 };
 	for (unsigned k = 1; k < P; k++) {
 		fds[k] = memfd_create("gaol-lane", MFD_CLOEXEC);
 		pids[k] = fds[k] < 0 ? -1 : fork();
@@ -167,34 +226,34 @@ void judge_run_tests(const struct judging *j, struct json_object **results)
 		 * a fresh one when idle (the child's flag is the child's). */
 		slot_spent(engine_lane(j->e, k));
 	}
-	for (size_t i = 0; i < n; i += P)
-		results[i] = run_test(j, engine_lane(j->e, 0), i);
+	for (size_t i = 0; i < n && !judge_client_gone(j); i += P) {
+		j->results[i] = run_test(j, engine_lane(j->e, 0), i);
+		for (unsigned k = 1; k < P; k++)
+			read_lane(j, fds[k], &offs[k]);
+		judge_emit(j);
+	}
 	for (unsigned k = 1; k < P; k++) {
-		if (pids[k] > 0)
-			while (waitpid(pids[k], NULL, 0) < 0 && errno == EINTR)
-				;
-		if (fds[k] < 0)
-			continue;
-		FILE *f = fdopen(fds[k], "r");
-		if (!f) {
+		/* A client gone: the lanes' runs end with them (PDEATHSIG). */
+		if (pids[k] > 0 && j->gone)
+			kill(pids[k], SIGKILL);
+		while (pids[k] > 0) {
+			int rc = waitpid(pids[k], NULL, WNOHANG);
+			if (rc != 0 && !(rc < 0 && errno == EINTR))
+				break;
+			for (unsigned m = 1; m < P; m++)
+				read_lane(j, fds[m], &offs[m]);
+			judge_emit(j);
+			if (judge_client_gone(j))
+				kill(pids[k], SIGKILL);
+			usleep(20000);
+		}
+		read_lane(j, fds[k], &offs[k]);
+		if (fds[k] >= 0)
 			close(fds[k]);
-			continue;
-		}
-		rewind(f);
-		char *line = NULL;
-		size_t cap = 0;
-		while (getline(&line, &cap, f) > 0) {
-			char *end;
-			unsigned long idx = strtoul(line, &end, 10);
-			if (idx < n && *end == ' ' && !results[idx])
-				results[idx] = json_tokener_parse(end + 1);
-		}
-		free(line);
-		fclose(f);
 	}
 	/* A lane that died leaves holes: those tests did not run. */
-	for (size_t i = 0; i < n; i++)
-		if (!results[i])
-			results[i] = judge_not_run(&j->req->tests[i], V_IE);
+	for (size_t i = j->next; i < n; i++)
+		if (!j->results[i])
+			j->results[i] = judge_not_run(&j->req->tests[i], V_IE);
+	judge_emit(j);
 }
-

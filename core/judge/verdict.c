@@ -45,12 +45,14 @@ const char *verdict_name(enum verdict v)
 
 enum verdict verdict_of(const struct sandbox_result *r, long limit_ms, bool output_equal)
 {
-	if (!r->ran)
-		return V_IE;
+	if (!r->ran || r->client_gone)
+		return V_IE;     /* not judged: nobody is waiting for it */
 	if (r->output_exceeded)
 		return V_OLE;
 	if (r->oom_killed)
 		return V_MLE;
+	if (r->deadline == DEADLINE_BUDGET)
+		return V_TLE;    /* the request's, not the test's: details say */
 	/* A deadline ended it: it ran past the limit, or never started. */
 	if (r->timed_out)
 		return r->cpu_ms > 0 ? V_TLE : V_IE;
@@ -70,7 +72,9 @@ void verdict_details(enum verdict v, const struct sandbox_result *r, char *out, 
 		snprintf(out, len, "OK (%ldms)", r->cpu_ms > 0 ? r->cpu_ms : 0);
 		break;
 	case V_TLE:
-		if (r->deadline == DEADLINE_NO_PROGRESS)
+		if (r->deadline == DEADLINE_BUDGET)
+			snprintf(out, len, "%s", VERDICT_BUDGET_DETAILS);
+		else if (r->deadline == DEADLINE_NO_PROGRESS)
 			snprintf(out, len, "Time Limit Exceeded (no CPU progress for %ldms)",
 				 r->wall_ms);
 		else

@@ -154,6 +154,8 @@ struct watch {
 static enum deadline deadline_passed(const struct slot *s, const struct sandbox_spec *spec,
 				     struct watch *w, long now)
 {
+	if (spec->budget_end_ms && now >= spec->budget_end_ms)
+		return DEADLINE_BUDGET;
 	if (spec->cpu_deadline_ms <= 0)
 		return now - w->t0 >= spec->timeout_ms ? DEADLINE_TIMEOUT : DEADLINE_NONE;
 	long long cpu = cgroup_slot_cpu_us(&s->cg);
@@ -175,10 +177,12 @@ static long next_wake(const struct sandbox_spec *spec, const struct watch *w, lo
 	if (spec->cpu_deadline_ms > 0)
 		return 10;       /* the CPU reading is sampled */
 	long left = w->t0 + spec->timeout_ms - now;
+	if (spec->budget_end_ms && spec->budget_end_ms - now < left)
+		left = spec->budget_end_ms - now;
 	return left < 0 ? 0 : left;
 }
 
-enum { P_OUT, P_ERR, P_FILE, P_REPORT, P_IN, P_N };
+enum { P_OUT, P_ERR, P_FILE, P_REPORT, P_IN, P_CLIENT, P_N };
 
 static void stop_run(pid_t init, struct sandbox_result *res)
 {
@@ -221,6 +225,18 @@ static void read_report(const struct sandbox_spec *spec, struct pollfd *pfd,
 	}
 }
 
+/* The client's connection stirred: gone, or (anything else) watched no
+ * more, so that unread data cannot wake poll() in a loop. */
+static bool client_left(const struct sandbox_spec *spec, struct pollfd *pfd)
+{
+	if (pfd->fd < 0 || !pfd->revents)
+		return false;
+	if (spec->client->gone(pfd->fd, pfd->revents))
+		return true;
+	pfd->fd = -1;
+	return false;
+}
+
 static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res,
 		      long t0, bool *have_status)
 {
@@ -236,6 +252,8 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 		[P_FILE] = { .fd = p->file[0], .events = POLLIN },
 		[P_REPORT] = { .fd = p->report[0], .events = POLLIN },
 		[P_IN] = { .fd = p->in[1], .events = POLLOUT },
+		[P_CLIENT] = { .fd = spec->client ? spec->client->fd : -1,
+			       .events = POLLIN | POLLRDHUP },
 	};
 	struct watch w = { .t0 = t0, .last_progress = t0 };
 	size_t fed = 0;
@@ -264,6 +282,11 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 			break;
 		if (n <= 0)
 			continue;
+		if (client_left(spec, &pfd[P_CLIENT])) {
+			res->client_gone = true;
+			stop_run(init, res);
+			return;
+		}
 		if (pfd[P_IN].fd >= 0 && pfd[P_IN].revents)
 			feed_stdin(p, &pfd[P_IN], &fed);
 		for (int i = P_OUT; i <= P_FILE; i++) {

@@ -20,6 +20,14 @@ struct sandbox_file {
 	size_t len;
 };
 
+/* The client of the request a run serves: while it supervises, the worker
+ * polls fd too, and gone (given poll's revents) says whether the client went
+ * away; then the run is stopped at once (res->client_gone). */
+struct client_watch {
+	int fd;
+	bool (*gone)(int fd, short revents);
+};
+
 struct sandbox_spec {
 	const struct lang *lang;
 	const char *command;     /* run with /bin/sh -c in /sandbox */
@@ -48,6 +56,10 @@ struct sandbox_spec {
 	 * "Judging"); the sandbox only enforces them.  0: none, /run's. */
 	long cpu_deadline_ms;    /* CPU time above it: DEADLINE_CPU_CEILING */
 	long idle_deadline_ms;   /* no CPU growth for it: DEADLINE_NO_PROGRESS */
+	/* The request's wall-clock budget: the monotonic ms (now_ms) at which
+	 * the run is stopped, DEADLINE_BUDGET.  0: none. */
+	long budget_end_ms;
+	const struct client_watch *client;  /* NULL: nobody to watch */
 	/* Sees stdout as it crosses; a nonzero return stops the run. */
 	int (*on_stdout)(void *ctx, const char *buf, size_t len);
 	void *ctx;
@@ -61,6 +73,7 @@ enum deadline {
 	DEADLINE_NO_PROGRESS,    /* no CPU growth for idle_deadline_ms */
 	DEADLINE_CPU_CEILING,    /* CPU time above cpu_deadline_ms */
 	DEADLINE_ABSOLUTE,       /* wall clock above timeout_ms, when judged */
+	DEADLINE_BUDGET,         /* the request's budget_end_ms passed */
 };
 
 struct sandbox_result {
@@ -71,6 +84,7 @@ struct sandbox_result {
 	enum deadline deadline;
 	int output_exceeded;     /* STREAM_* that crossed output_max */
 	bool stopped;            /* on_stdout asked to stop */
+	bool client_gone;        /* the client went away: stopped for that */
 	bool oom_killed;
 	long wall_ms;
 	long cpu_ms;             /* -1 when unknown */

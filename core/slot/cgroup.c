@@ -35,6 +35,7 @@
 #include <libcgroup.h>
 
 #include "slot/cgroup.h"
+#include "slot/pool.h"
 #include "util/util.h"
 
 static const char *const v1_controllers[CG_MAX_CONTROLLERS] = {
@@ -135,7 +136,7 @@ int cg_parse_v1_oom_control(const char *text, unsigned long long *oom_kills)
 
 /* The service's own cgroup for a controller ("" for v2's unified one), as
  * a path relative to the hierarchy's root, without leading slash. */
-static int own_path(const char *controller, char *out, size_t len)
+int cgroup_own_path(const char *controller, char *out, size_t len)
 {
 	FILE *f = fopen("/proc/self/cgroup", "re");
 	if (!f)
@@ -195,7 +196,7 @@ int cgroup_service_prepare(int *version, char *err, size_t errlen)
 	/* v2: a cgroup with processes cannot enable controllers for its
 	 * children.  Move the service into <own>/supervisor, then delegate. */
 	char own[512], dir[1024];
-	if (own_path("", own, sizeof(own)) < 0) {
+	if (cgroup_own_path("", own, sizeof(own)) < 0) {
 		snprintf(err, errlen, "cgroup: own v2 cgroup errno=%d", errno);
 		return -1;
 	}
@@ -276,10 +277,9 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 		cg->dir_fd[i] = cg->procs_fd[i] = -1;
 	cg->peak_fd = -1;
 	cg->version = version;
-
 	if (cg->version == 2) {
 		char own[512];
-		if (own_path("", own, sizeof(own)) < 0) {
+		if (cgroup_own_path("", own, sizeof(own)) < 0) {
 			snprintf(err, errlen, "cgroup: own v2 cgroup errno=%d", errno);
 			return -1;
 		}
@@ -309,11 +309,12 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++) {
 		char base[512];
-		if (own_path(v1_controllers[i], base, sizeof(base)) < 0) {
+		if (cgroup_own_path(v1_controllers[i], base, sizeof(base)) < 0) {
 			snprintf(err, errlen, "cgroup: v1 controller %s is not mounted",
 				 v1_controllers[i]);
 			return -1;
 		}
+		pool_unnest(base, slot_name);
 		int fd = create(v1_controllers[i], base, slot_name, cg->path[i],
 				sizeof(cg->path[i]), err, errlen);
 		if (fd < 0)

@@ -46,6 +46,9 @@ struct cgroup_usage {
  * itself into a leaf so that its cgroup may hand controllers to the slots.
  * Sets *version to 1 or 2, which every slot's setup is then given. */
 int cgroup_service_prepare(int *version, char *err, size_t errlen);
+/* The calling process's cgroup for a controller ("" for v2's unified one),
+ * relative to the hierarchy's root, without leading slash.  0 or -1. */
+int cgroup_own_path(const char *controller, char *out, size_t len);
 /* Creates (or takes over, killing what a predecessor left in it) the cgroup
  * <name> under the service's own, of the given cgroup version (from
  * cgroup_service_prepare); name is "<instance>/<slot>". */

@@ -8,15 +8,22 @@ mixed load for SOAK_SECONDS, then what it grew.
 2 x RUN_CONCURRENCY clients send, without pause, a weighted mix of good runs
 and judgings, failing programs, hostile programs (endless loop, memory hog,
 fork bomb, output flood) and malformed requests (bad JSON, wrong types,
-unknown paths and methods, oversized and compressed bodies), and builds
+unknown paths and methods, oversized and compressed bodies), builds
 that attack the compile cache (issue 11: sparse, big and many files, trees
 130 and 1000 deep left by a Template Haskell build step, and fresh C builds
-of 6 MB each that keep the cache evicting).  Each kind has its expected
+of 6 MB each that keep the cache evicting), and issue 11's attacks on the
+service itself: a tiny request for a huge answer (checked against
+RUN_ANSWER_MAX), a request whose tests sum past RUN_REQUEST_BUDGET (checked
+to end at it) and a client that hangs up mid-run.  Each kind has its expected
 statuses; 429 is expected of any kind (twice as many clients
 as slots).  Afterwards, once the slots are idle, it compares with the
 baseline taken after a warm-up:
 
   - no unexpected status, no 5xx, no connection error, no worker restart;
+  - during the load (sampled every 0.25 s): no gaol-fcgi process's RSS
+    above the largest at the baseline + WORKER_RSS_GROWTH_MAX_KB, and no
+    process of a slot UID older than SLOT_HELD_MAX_S (the longest a request
+    may ask, + 2 s: a client that hung up frees its slot at once);
   - RSS of the gaol-fcgi master and workers: growth at most 1 KB per
     request (RSS_PER_REQUEST_MAX), judged per request over the requests
     that got past nginx's slot limit (a 429 never reaches gaol-fcgi; a
@@ -58,6 +65,22 @@ import uuid  # noqa: E402
 
 RSS_PER_REQUEST_MAX = 1024          # bytes
 OUTPUT_MAX = 65536
+# Issue 11's bounds, small so that the attacks below reach them.
+ANSWER_MAX = 2 << 20                # RUN_ANSWER_MAX
+BUDGET_S = 4                        # RUN_REQUEST_BUDGET
+RUN_TIMEOUT_MAX_S = 10              # the longest /run timeout in the mix
+# How long a slot may hold a run: the longest a request may ask (its
+# budget, or a /run timeout), plus 2 s for the build, the teardown and a
+# busy machine.  A client that hangs up must free its slot long before.
+SLOT_HELD_MAX_S = max(BUDGET_S, RUN_TIMEOUT_MAX_S) + 2
+# What a gaol-fcgi process (master, worker, lane) may grow to above the
+# largest at the baseline: a worker streams the answer, so it holds one
+# test's result at a time (at most ANSWER_MAX of JSON and 3 x OUTPUT_MAX of
+# raw output) and the lanes' results not yet written (at most ANSWER_MAX,
+# read from a memfd); 4 x ANSWER_MAX + 16 MiB leaves room for the
+# allocator.  Unbounded, a huge-answer request grew a worker by 6 x its
+# output (here 10.8 MB).
+WORKER_RSS_GROWTH_MAX_KB = (4 * ANSWER_MAX >> 10) + 16384
 UID_BASE = 51001 + (os.getpid() % 400) * 25
 
 
@@ -127,6 +150,37 @@ CACHE_KINDS = [
 ]
 CACHE_LANGS = {"sparse build": "haskell", "big build": "haskell", "many-file build": "haskell",
                "deep build 130": "haskell", "deep build 1000": "haskell", "6 MB C build": "c"}
+# Issue 11's attacks.  A tiny request for a huge answer: 30 tests each
+# writing 60 KB of NUL (six times that as JSON: 10.8 MB uncapped).
+EVAL_HUGE = {"code": "open('output.txt', 'wb').write(b'\\0' * 60000)\n", "language": "python",
+             "input_mode": "file", "test_cases": [{"input": "", "expected_output": "x"}] * 30}
+# A request whose tests sum past the budget: 6 x 3 s of sleep on 2 lanes.
+EVAL_LONG = {"code": "import time\ntime.sleep(3)\nprint(1)\n", "language": "python",
+             "time_limit_ms": 1000, "test_cases": [{"input": "", "expected_output": "1"}] * 6}
+# A client that leaves while its tests sleep for a minute.
+EVAL_HANG = {"code": "import time\ntime.sleep(60)\n", "language": "python",
+             "time_limit_ms": 5000, "test_cases": [{"input": "", "expected_output": "1"}] * 4}
+
+
+def check_huge(r, elapsed):
+    if len(r.body) > ANSWER_MAX + 30 * 1024:
+        return "answer of %d bytes over RUN_ANSWER_MAX %d" % (len(r.body), ANSWER_MAX)
+    # On a busy machine the budget may cut the last tests (never run: "").
+    ran = [x for x in r.json()["results"] if "RUN_REQUEST_BUDGET" not in x["details"]]
+    if not ran or not all(x["actual_truncated"] for x in ran):
+        return "an actual not marked truncated"
+    return None
+
+
+def check_long(r, elapsed):
+    if elapsed > BUDGET_S + 2.5:
+        return "took %.1f s, budget %d s" % (elapsed, BUDGET_S)
+    if "RUN_REQUEST_BUDGET" not in r.json()["results"][-1]["details"]:
+        return "the last test was not cut by the budget"
+    return None
+
+
+CHECKS = {"huge answer": check_huge, "long request": check_long}
 
 # (name, weight, method, path, body, headers, expected statuses)
 KINDS = [
@@ -165,7 +219,22 @@ KINDS = [
     ("multipart", 1, "POST", "/evaluate", "--x--", {"Content-Type": "multipart/form-data"},
      {415}),
     ("too large", 1, "POST", "/run", b'{"a": "' + b"x" * (1 << 20) + b'"}', None, {413}),
+    ("huge answer", 2, "POST", "/evaluate", EVAL_HUGE, None, {200}),
+    ("long request", 1, "POST", "/evaluate", EVAL_LONG, None, {200}),
+    ("client hangs up", 2, "HANGUP", "/evaluate", EVAL_HANG, None, {"hung up"}),
 ] + CACHE_KINDS
+
+
+def hang_up(port, body, after_s):
+    """POST body, then close the connection after after_s without reading
+    the answer: a client that gives up."""
+    import socket
+    data = json.dumps(body).encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(b"POST /evaluate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                     b"\r\nContent-Length: %d\r\n\r\n" % len(data) + data)
+        time.sleep(after_s)
+    return "hung up"
 
 
 # ---------------------------------------------------------------- measures
@@ -295,6 +364,53 @@ def settle(stack, timeout=30):
     time.sleep(1.0)
 
 
+def age_s(pid):
+    """Seconds since pid started (/proc/pid/stat's starttime)."""
+    stat = gh._read("/proc/%d/stat" % pid) or ""
+    try:
+        start = int(stat.rsplit(")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")
+        return float(gh._read("/proc/uptime").split()[0]) - start
+    except (IndexError, ValueError, AttributeError):
+        return 0.0
+
+
+class Monitor:
+    """Samples, every 0.25 s during the load, the largest RSS of any
+    gaol-fcgi process (master, workers, their lanes) and the oldest process
+    of a slot UID: how long a slot has held one run."""
+
+    def __init__(self, stack):
+        self.stack = stack
+        self.rss_max_kb = 0
+        self.rss_max_at = None
+        self.held_max_s = 0.0
+        self.held_max_by = None
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+
+    def sample(self):
+        for pid, (_, comm, uid, _) in self.stack.processes().items():
+            if comm == "gaol-fcgi" and uid == 0 and rss_kb(pid) > self.rss_max_kb:
+                self.rss_max_kb, self.rss_max_at = rss_kb(pid), pid
+        lo, hi = self.stack.uid_base, self.stack.uid_base + self.stack.concurrency
+        for pid, v in gh.processes_of_uids(lo, hi).items():
+            a = age_s(pid)
+            if a > self.held_max_s:
+                self.held_max_s, self.held_max_by = a, (pid, v)
+
+    def loop(self):
+        while not self.stop.wait(0.25):
+            self.sample()
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+
 # ---------------------------------------------------------------- load
 
 class Load:
@@ -318,14 +434,23 @@ class Load:
         if callable(body):
             body = body()
         try:
+            if method == "HANGUP":
+                return self.note(name, expected, hang_up(self.stack.port, body, 1.0), "")
+            t0 = time.monotonic()
             r = gh.request(self.stack.port, method, path, body, headers=headers, timeout=120)
             status, excerpt = r.status, r.body[:200]
             if status >= 400:
                 gh.assert_json_error(r, status)
+            why = CHECKS[name](r, time.monotonic() - t0) if status == 200 and name in CHECKS else None
+            if why:
+                status, excerpt = "failed check", why
         except AssertionError as e:
             status, excerpt = "non-JSON %s" % r.status, str(e)[:200]
         except Exception as e:  # noqa: BLE001 - a connection error is a finding
             status, excerpt = type(e).__name__, str(e)[:200]
+        return self.note(name, expected, status, excerpt)
+
+    def note(self, name, expected, status, excerpt):
         with self.lock:
             self.n += 1
             counts = self.by_kind.setdefault(name, {})
@@ -380,7 +505,9 @@ def main():
     stack = gh.Stack("soak", uid_base=UID_BASE, concurrency=args.concurrency,
                      env={"RUN_OUTPUT_MAX": str(OUTPUT_MAX), "GAOL_STATE_DIR": state,
                           "RUN_EVAL_CACHE_MAX": str(CACHE_MAX),
-                          "RUN_EVAL_BUILD_MAX": str(BUILD_MAX)})
+                          "RUN_EVAL_BUILD_MAX": str(BUILD_MAX),
+                          "RUN_ANSWER_MAX": str(ANSWER_MAX),
+                          "RUN_REQUEST_BUDGET": "%ds" % BUDGET_S})
     missed = []
     watch = CacheWatch(cache_dir)
     try:
@@ -396,10 +523,12 @@ def main():
             print("soak: warm-up answers not as expected: %r" % warm.unexpected)
         settle(stack)
         base = snapshot(stack)
+        base_rss_max_kb = max(rss_kb(p) for p in [base["master"]] + base["workers"])
         t0 = time.monotonic()
         load = Load(stack, 2 * args.concurrency, args.seconds, args.seed)
         watch.start()
-        load.run()
+        with Monitor(stack) as mon:
+            load.run()
         elapsed = time.monotonic() - t0
         settle(stack)
         watch.stop.set()
@@ -447,6 +576,11 @@ def main():
           % (base["rss_kb"], end["rss_kb"], base["rss_master_kb"], end["rss_master_kb"],
              base["rss_workers_kb"], end["rss_workers_kb"], growth_b, per_req,
              "" if n >= 10000 else "(extrapolated) ", per_req * 10000 / 1024))
+    print("soak: largest gaol-fcgi RSS during the load: %d kB (pid %s; %d kB at the baseline, "
+          "bound +%d kB)" % (mon.rss_max_kb, mon.rss_max_at, base_rss_max_kb,
+                             WORKER_RSS_GROWTH_MAX_KB))
+    print("soak: longest a slot held one run: %.1f s (%r; bound %d s)"
+          % (mon.held_max_s, mon.held_max_by, SLOT_HELD_MAX_S))
     for key in ("fds", "nginx_fds", "processes", "sandboxes_ahead", "other_processes",
                 "slot_processes", "mounts", "cgroups"):
         print("soak: %-16s %d -> %d" % (key, base[key], end[key]))
@@ -484,6 +618,12 @@ def main():
                       % end["others"])
     if n == 0:
         missed.append("no request was answered")
+    if mon.rss_max_kb > base_rss_max_kb + WORKER_RSS_GROWTH_MAX_KB:
+        missed.append("a gaol-fcgi process reached %d kB RSS (bound %d kB)"
+                      % (mon.rss_max_kb, base_rss_max_kb + WORKER_RSS_GROWTH_MAX_KB))
+    if mon.held_max_s > SLOT_HELD_MAX_S:
+        missed.append("a slot held one run %.1f s (bound %d s): %r"
+                      % (mon.held_max_s, SLOT_HELD_MAX_S, mon.held_max_by))
 
     if missed:
         print("soak: FAILED:\n  " + "\n  ".join(missed))

@@ -3,7 +3,10 @@
  * v2 ones are what a pure cgroup v2 host has (this project's CI host is
  * hybrid, so these tests are where the v2 path is checked).
  */
+#include <string.h>
+
 #include "slot/cgroup.h"
+#include "slot/pool.h"
 #include "suites.h"
 
 START_TEST(cgroup_v2_cpu_stat_gives_usage_usec)
@@ -45,6 +48,26 @@ START_TEST(cgroup_v1_oom_control_gives_oom_kills)
 }
 END_TEST
 
+/* Slots are made beside the pool's cgroup, never inside it. */
+START_TEST(cgroup_slots_are_made_beside_the_pool)
+{
+	static const char *const cases[][2] = {
+		{ "process_api/abc/gaol/pool41001", "process_api/abc" },
+		{ "gaol/pool7", "" },
+		{ "process_api/abc", "process_api/abc" },
+		{ "a/other/pool1", "a/other/pool1" },
+		{ "pool3", "pool3" },
+		{ "", "" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char own[128];
+		strcpy(own, cases[i][0]);
+		pool_unnest(own, "gaol/uid41001");
+		ck_assert_str_eq(own, cases[i][1]);
+	}
+}
+END_TEST
+
 Suite *
 cgroup_suite(void)
 {
@@ -54,6 +77,7 @@ cgroup_suite(void)
 	tcase_add_test(t, cgroup_v2_cpu_stat_gives_usage_usec);
 	tcase_add_test(t, cgroup_v2_memory_events_give_oom_kills);
 	tcase_add_test(t, cgroup_v1_oom_control_gives_oom_kills);
+	tcase_add_test(t, cgroup_slots_are_made_beside_the_pool);
 	suite_add_tcase(s, t);
 	return s;
 }

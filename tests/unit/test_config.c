@@ -21,6 +21,7 @@ static const char *const variables[] = {
 	"RUN_EVAL_CACHE_MAX", "GAOL_INSTANCE", "RUN_TIME_LIMIT_MAX", "RUN_MEMORY_LIMIT_MAX",
 	"RUN_EVAL_BUILD_MAX", "RUN_EVAL_BUILD_FILES",
 	"RUN_EVAL_HIDE_CACHED",
+	"RUN_ANSWER_MAX", "RUN_REQUEST_BUDGET", "RUN_POOL_MEMORY_MAX",
 };
 
 static struct gaol_config cfg;
@@ -534,6 +535,31 @@ START_TEST(size_rejects_overflow)
 }
 END_TEST
 
+/* Issue 11: what one request may cost, and the pool's own memory. */
+START_TEST(config_request_bounds_default_and_bounds)
+{
+	loads();
+	ck_assert_uint_eq(cfg.answer_max, 16u << 20);
+	ck_assert_int_eq(cfg.request_budget_ms, 120000);
+	ck_assert_uint_eq(cfg.pool_memory_max, (256ULL << 20) * 10);
+	setenv("RUN_CONCURRENCY", "4", 1);
+	setenv("RUN_ANSWER_MAX", "1m", 1);
+	setenv("RUN_REQUEST_BUDGET", "90s", 1);
+	loads();
+	ck_assert_uint_eq(cfg.answer_max, 1u << 20);
+	ck_assert_int_eq(cfg.request_budget_ms, 90000);
+	ck_assert_uint_eq(cfg.pool_memory_max, (256ULL << 20) * 4);
+	setenv("RUN_POOL_MEMORY_MAX", "0", 1);
+	loads();
+	ck_assert_uint_eq(cfg.pool_memory_max, 0);
+	refuses("RUN_POOL_MEMORY_MAX", "1m");
+	refuses("RUN_ANSWER_MAX", "1k");
+	refuses("RUN_ANSWER_MAX", "lots");
+	refuses("RUN_REQUEST_BUDGET", "500ms");
+	refuses("RUN_REQUEST_BUDGET", "forever");
+}
+END_TEST
+
 Suite *
 config_suite(void)
 {
@@ -542,6 +568,7 @@ config_suite(void)
 
 	tcase_add_checked_fixture(env, setup, teardown);
 	tcase_add_test(env, config_defaults);
+	tcase_add_test(env, config_request_bounds_default_and_bounds);
 	tcase_add_test(env, config_instance_names_the_default_state_dir);
 	tcase_add_test(env, config_rejects_an_instance_that_is_not_one_name);
 	tcase_add_test(env, config_build_limits_fit_the_cache);

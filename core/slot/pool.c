@@ -1,0 +1,120 @@
+/*
+ * pool: the service's own processes in a memory-limited cgroup (pool.h).
+ * Only the memory controller: CPU and pids of the pool are not the threat,
+ * and the slots keep theirs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <libcgroup.h>
+
+#include "slot/cgroup.h"
+#include "slot/pool.h"
+
+static int write_file(const char *dir, const char *file, const char *text)
+{
+	char path[1200];
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, text, strlen(text));
+	int e = errno;
+	close(fd);
+	errno = e;
+	return n < 0 ? -1 : 0;
+}
+
+void pool_unnest(char *own, const char *instance)
+{
+	/* own ends in "<instance>/pool<N>": cut both, and the '/' before. */
+	size_t il = strcspn(instance, "/");     /* "<instance>/<slot>" will do */
+	char *last = strrchr(own, '/');
+	if (!last || strncmp(last + 1, "pool", 4) != 0)
+		return;
+	*last = 0;
+	char *parent = strrchr(own, '/');
+	char *name = parent ? parent + 1 : own;
+	if (strlen(name) != il || strncmp(name, instance, il) != 0) {
+		*last = '/';        /* not ours: left as it was */
+		return;
+	}
+	*(parent ? parent : own) = 0;
+}
+
+static int enter_v1(struct pool_cgroup *p, const char *instance, unsigned tag,
+		    unsigned long long max, char *err, size_t errlen)
+{
+	char *mp = NULL, own[512], dir[1024], num[32];
+	const char *step = "memory mount point";
+	if (cgroup_get_subsys_mount_point("memory", &mp) || !mp)
+		goto fail;
+	step = "own memory cgroup";
+	if (cgroup_own_path("memory", own, sizeof(own)) < 0)
+		goto fail;
+	snprintf(p->parent, sizeof(p->parent), "%s%s%s", mp, *own ? "/" : "", own);
+	snprintf(dir, sizeof(dir), "%s/%s", p->parent, instance);
+	free(mp);
+	mp = NULL;
+	step = "mkdir";
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		goto fail;
+	snprintf(p->path, sizeof(p->path), "%s/pool%u", dir, tag);
+	if (mkdir(p->path, 0755) < 0 && errno != EEXIST)
+		goto fail;
+	snprintf(num, sizeof(num), "%llu", max);
+	step = "memory.limit_in_bytes";
+	if (write_file(p->path, step, num) < 0)
+		goto fail;
+	snprintf(num, sizeof(num), "%d", (int)getpid());
+	step = "cgroup.procs";
+	if (write_file(p->path, step, num) < 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "pool cgroup: %s %s errno=%d", step, p->path, errno);
+	free(mp);
+	p->path[0] = 0;
+	return -1;
+}
+
+int pool_enter(struct pool_cgroup *p, int version, const char *instance, unsigned tag,
+	       unsigned long long max, char *err, size_t errlen)
+{
+	memset(p, 0, sizeof(*p));
+	p->version = version;
+	if (!max)
+		return 0;
+	if (version == 1)
+		return enter_v1(p, instance, tag, max, err, errlen);
+	/* v2: the master is in <own>/supervisor already, a leaf of its own. */
+	char own[512], num[32];
+	if (cgroup_own_path("", own, sizeof(own)) < 0) {
+		snprintf(err, errlen, "pool cgroup: own v2 cgroup errno=%d", errno);
+		return -1;
+	}
+	snprintf(p->path, sizeof(p->path), "/sys/fs/cgroup/%s", own);
+	snprintf(num, sizeof(num), "%llu", max);
+	if (write_file(p->path, "memory.max", num) < 0 ||
+	    write_file(p->path, "memory.swap.max", "0") < 0) {
+		snprintf(err, errlen, "pool cgroup: memory.max in %s errno=%d", p->path, errno);
+		return -1;
+	}
+	return 0;
+}
+
+void pool_leave(struct pool_cgroup *p)
+{
+	char num[32];
+	if (p->version != 1 || !p->path[0])
+		return;
+	snprintf(num, sizeof(num), "%d", (int)getpid());
+	if (write_file(p->parent, "cgroup.procs", num) == 0)
+		rmdir(p->path);
+	p->path[0] = 0;
+}
