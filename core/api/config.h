@@ -34,6 +34,11 @@ struct gaol_config {
 	unsigned long long mem_max;     /* RUN_SANDBOX_MEM_MAX, 0 = lang default */
 	unsigned eval_parallel;         /* RUN_EVAL_PARALLEL: test cases at once */
 	unsigned long long eval_cache_max; /* RUN_EVAL_CACHE_MAX: compile cache bytes */
+	size_t eval_input_max;          /* RUN_EVAL_INPUT_MAX: /evaluate body bytes */
+	size_t eval_output_max;         /* RUN_EVAL_OUTPUT_MAX: a test's stdout (or
+					 * output file), 0 = no cap */
+	size_t eval_stderr_max;         /* RUN_EVAL_STDERR_MAX: a test's stderr kept;
+					 * the rest is read and dropped, never OLE */
 	char langs_dir[4096];           /* GAOL_LANGS_DIR (default: next to binary) */
 	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/gaol) */
 };

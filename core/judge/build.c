@@ -28,6 +28,28 @@ static const char *source_name(const struct lang *lang)
 	return lang->solution_file;
 }
 
+/* CompiCode's text for a failed build: "Compilation Error:\n<what the
+ * compiler said>" (line ends made LF), or its timeout text. */
+static char *build_error(const struct sandbox_result *res, const char *output, size_t len)
+{
+	char *s = NULL;
+	if (res->timed_out) {
+		if (asprintf(&s, "Compilation Timeout (over %g seconds)",
+			     EVAL_COMPILE_TIMEOUT_MS / 1000.0) < 0)
+			return NULL;
+		return s;
+	}
+	const char head[] = "Compilation Error:\n";
+	s = malloc(sizeof(head) + len);
+	if (!s)
+		return NULL;
+	memcpy(s, head, sizeof(head) - 1);
+	memcpy(s + sizeof(head) - 1, output, len);
+	size_t n = compare_newlines(s + sizeof(head) - 1, len);
+	s[sizeof(head) - 1 + n] = 0;
+	return s;
+}
+
 int judge_build(struct engine *e, const struct lang *lang, const struct eval_request *req,
 		struct build *b, char *fault, size_t faultlen)
 {
@@ -95,6 +117,8 @@ int judge_build(struct engine *e, const struct lang *lang, const struct eval_req
 	json_object_object_add(b->json, "wall_ms", json_object_new_int64(res.wall_ms));
 	json_object_object_add(b->json, "cpu_ms", res.cpu_ms < 0 ? NULL
 			       : json_object_new_int64(res.cpu_ms));
+	if (!b->ok)
+		b->error = build_error(&res, output ? output : "", output ? olen : 0);
 	free(output);
 	sandbox_result_free(&res);
 	int rc = 0;

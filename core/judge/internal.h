@@ -26,6 +26,7 @@ struct build {
 	bool ok, cached;
 	char lower[4096];
 	struct json_object *json;
+	char *error;             /* !ok: CompiCode's text, "Compilation Error:\n..." */
 };
 
 
@@ -37,6 +38,7 @@ int judge_build(struct engine *e, const struct lang *lang, const struct eval_req
 void judge_run_tests(const struct judging *j, struct json_object **results);
 /* A test that did not run, with verdict v (IE, or CE for every test when
  * the build failed): every field there, what was not measured null. */
-struct json_object *judge_not_run(const struct eval_test *t, enum verdict v);
+struct json_object *judge_not_run(const struct eval_test *t, enum verdict v,
+				  const char *error);
 
 #endif

@@ -28,6 +28,10 @@ struct sandbox_spec {
 	long timeout_ms;         /* wall clock: DEADLINE_TIMEOUT, or with a CPU
 				  * deadline DEADLINE_ABSOLUTE */
 	size_t output_max;       /* per stream, 0 = no cap */
+	size_t err_keep;         /* nonzero: stderr kept up to it, the rest read
+				  * and dropped (never output_exceeded) */
+	unsigned long long stack_max; /* RLIMIT_STACK of the payload; 0: as
+				  * inherited */
 
 	/* For building and judging; zero values give /run's behaviour. */
 	const char *lower;       /* a build's output: read-only layer above the
