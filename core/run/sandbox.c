@@ -157,12 +157,13 @@ static enum deadline deadline_passed(const struct slot *s, const struct sandbox_
 {
 	if (spec->cpu_deadline_ms <= 0)
 		return now - w->t0 >= spec->timeout_ms ? DEADLINE_TIMEOUT : DEADLINE_NONE;
-	/* Progress is a tenth of a CPU or more since the last progress: a
+	/* Progress is a hundredth of a CPU or more since the last progress: a
 	 * runtime that only ticks while its program sleeps (the JVM's service
-	 * threads) is not making any. */
+	 * threads, about a thousandth) is not making any; a program starved
+	 * by a loaded host (two cores, forty runnable) still is. */
 	long long cpu = cgroup_slot_cpu_us(&s->cg);
 	if (cpu > w->last_cpu_us &&
-	    (cpu - w->last_cpu_us) / 100 >= now - w->last_progress) {
+	    (cpu - w->last_cpu_us) / 10 >= now - w->last_progress) {
 		w->last_cpu_us = cpu;
 		w->last_progress = now;
 	}

@@ -49,7 +49,7 @@ struct sandbox_spec {
 	/* Judging's deadlines, computed by the judge (docs/design.md,
 	 * "Judging"); the sandbox only enforces them.  0: none, /run's. */
 	long cpu_deadline_ms;    /* CPU time above it: DEADLINE_CPU_CEILING */
-	long idle_deadline_ms;   /* less than a tenth of a CPU for it:
+	long idle_deadline_ms;   /* less than a hundredth of a CPU for it:
 				  * DEADLINE_NO_PROGRESS */
 	/* Sees stdout as it crosses; a nonzero return stops the run. */
 	int (*on_stdout)(void *ctx, const char *buf, size_t len);
@@ -61,7 +61,7 @@ enum { STREAM_NONE = 0, STREAM_STDOUT = 1, STREAM_STDERR = 2, STREAM_FILE = 3 };
 enum deadline {
 	DEADLINE_NONE = 0,
 	DEADLINE_TIMEOUT,        /* /run's wall-clock timeout */
-	DEADLINE_NO_PROGRESS,    /* under a tenth of a CPU for idle_deadline_ms */
+	DEADLINE_NO_PROGRESS,    /* under 1% of a CPU for idle_deadline_ms */
 	DEADLINE_CPU_CEILING,    /* CPU time above cpu_deadline_ms */
 	DEADLINE_ABSOLUTE,       /* wall clock above timeout_ms, when judged */
 };

@@ -288,12 +288,12 @@ def test_compicodes_limits_on_a_stack_with_the_defaults(make_stack, installed):
     assert res["passed"] is True and res["success"] is True, {k: res[k] for k in ("passed",)}
     assert len(res["error"]) == 64 << 10, len(res["error"])
 
-    # n = 2e5 numbers: a body of about 2.3 MB.
+    # n = 2e5 numbers of 10 digits: a body of about 2.2 MB.
     n = 200000
-    numbers = " ".join(str(10 ** 6 + i) for i in range(n))
+    numbers = " ".join(str(10 ** 9 + i) for i in range(n))
     code = "import sys\nd = sys.stdin.read().split()\nprint(sum(map(int, d[1:])))\n"
     body = payload(code, "python", [("%d\n%s\n" % (n, numbers),
-                                      str(sum(10 ** 6 + i for i in range(n))))])
+                                      str(sum(10 ** 9 + i for i in range(n))))])
     assert len(json.dumps(body)) > 2 * 10 ** 6
     r = s.post("/evaluate", body, timeout=120)
     assert r.status == 200, r
