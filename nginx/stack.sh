@@ -6,7 +6,8 @@
 #   GAOL_INSTANCE=b RUN_UID_BASE=20001 PORT=8081 nginx/stack.sh   # a second one
 #
 # - Renders nginx/nginx.conf.in and the two snippets into $BUILD/nginx/$PORT/
-#   with the pool's socket, RUN_CONCURRENCY, RUN_INPUT_MAX and RUN_TIMEOUT_MAX.
+#   with the pool's socket, RUN_CONCURRENCY, RUN_INPUT_MAX (RUN_EVAL_INPUT_MAX
+#   in /evaluate's location) and RUN_TIMEOUT_MAX.
 # - Starts `spawn-fcgi -n` (which becomes gaol-fcgi) on
 #   $BUILD/run/$GAOL_INSTANCE-$PORT.sock (or on TCP: GAOL_FCGI_LISTEN),
 #   then `nginx -g 'daemon off;'` on
@@ -78,6 +79,9 @@ settings() {
 	INPUT_MAX=$(value RUN_INPUT_MAX 1048576)
 	[[ $INPUT_MAX =~ ^0*[1-9][0-9]*[kKmMgG]?$ ]] ||
 		die "RUN_INPUT_MAX=\"$INPUT_MAX\": not a size (bytes, or a number with k, m or g)"
+	EVAL_INPUT_MAX=$(value RUN_EVAL_INPUT_MAX 16777216)
+	[[ $EVAL_INPUT_MAX =~ ^0*[1-9][0-9]*[kKmMgG]?$ ]] ||
+		die "RUN_EVAL_INPUT_MAX=\"$EVAL_INPUT_MAX\": not a size (bytes, or a number with k, m or g)"
 	TIMEOUT_MAX=$(value RUN_TIMEOUT_MAX 60s)
 	[[ $TIMEOUT_MAX =~ ^([0-9]+)(ms|s|m)$ ]] && (( 10#${BASH_REMATCH[1]} > 0 )) ||
 		die "RUN_TIMEOUT_MAX=\"$TIMEOUT_MAX\": not a positive whole number with a unit ms, s or m (e.g. \"60s\")"
@@ -141,11 +145,13 @@ render() {
 	H=$(sed_escape "$HEALTH_SOCK")
 	sed -e "s|server unix:/run/gaol/gaol.sock;|server $S;|" \
 		-e "s|server unix:/run/gaol/gaol-health.sock;|server unix:$H;|" \
-		-e "s|(over RUN_INPUT_MAX)|(over RUN_INPUT_MAX, $INPUT_MAX bytes)|" \
+		-e "s|(over RUN_INPUT_MAX, or RUN_EVAL_INPUT_MAX on /evaluate)|(over RUN_INPUT_MAX, $INPUT_MAX bytes, or RUN_EVAL_INPUT_MAX, $EVAL_INPUT_MAX bytes, on /evaluate)|" \
 		"$REPO/nginx/gaol-http.conf" > "$NGX/gaol-http.conf" &&
 	sed -e "s|limit_conn gaol_slots [0-9]*;|limit_conn gaol_slots $CONCURRENCY;|" \
-		-e "s|client_max_body_size [^;]*;|client_max_body_size $INPUT_MAX;|" \
-		-e "s|client_body_buffer_size [^;]*;|client_body_buffer_size $INPUT_MAX;|" \
+		-e "/^location = \/evaluate /,/^}/ s|client_max_body_size [^;]*;|client_max_body_size $EVAL_INPUT_MAX;|" \
+		-e "/^location = \/evaluate /,/^}/ s|client_body_buffer_size [^;]*;|client_body_buffer_size $EVAL_INPUT_MAX;|" \
+		-e "/^location = \/evaluate /,/^}/ !s|client_max_body_size [^;]*;|client_max_body_size $INPUT_MAX;|" \
+		-e "/^location = \/evaluate /,/^}/ !s|client_body_buffer_size [^;]*;|client_body_buffer_size $INPUT_MAX;|" \
 		-e "s|fastcgi_read_timeout [^;]*;|fastcgi_read_timeout ${READ_TIMEOUT}s;|" \
 		"$REPO/nginx/gaol-locations.conf" > "$NGX/gaol-locations.conf" &&
 	cp /etc/nginx/fastcgi_params "$NGX/fastcgi_params" ||
@@ -158,6 +164,7 @@ render() {
 	grep -qF "limit_conn gaol_slots $CONCURRENCY;" "$NGX/gaol-locations.conf" &&
 	grep -qF "client_max_body_size $INPUT_MAX;" "$NGX/gaol-locations.conf" &&
 	grep -qF "client_body_buffer_size $INPUT_MAX;" "$NGX/gaol-locations.conf" &&
+	grep -qF "client_max_body_size $EVAL_INPUT_MAX;" "$NGX/gaol-locations.conf" &&
 	grep -qF "fastcgi_read_timeout ${READ_TIMEOUT}s;" "$NGX/gaol-locations.conf" ||
 		die "rendering $NGX: a snippet no longer has the lines stack.sh rewrites"
 }

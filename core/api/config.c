@@ -416,6 +416,31 @@ static int get_request_bounds(struct gaol_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* POST /evaluate's own: lanes, cache, and CompiCode's limits (16 MiB
+ * bodies, 8 MiB of stdout per test, 64 KiB of stderr kept). */
+static int read_eval_env(struct gaol_config *cfg, char *err, size_t errlen)
+{
+	unsigned long long n;
+
+	if (get_uint("RUN_EVAL_PARALLEL", 2, 1, EVAL_PARALLEL_MAX, &n, err,
+		     errlen) == -1)
+		return -1;
+	cfg->eval_parallel = (unsigned)n;
+	if (get_size("RUN_EVAL_CACHE_MAX", 256ULL << 20, 0, &cfg->eval_cache_max,
+		     err, errlen) == -1)
+		return -1;
+	if (get_size("RUN_EVAL_INPUT_MAX", 16ULL << 20, 1, &n, err, errlen) == -1)
+		return -1;
+	cfg->eval_input_max = (size_t)n;
+	if (get_size("RUN_EVAL_OUTPUT_MAX", 8ULL << 20, 0, &n, err, errlen) == -1)
+		return -1;
+	cfg->eval_output_max = (size_t)n;
+	if (get_size("RUN_EVAL_STDERR_MAX", 64ULL << 10, 0, &n, err, errlen) == -1)
+		return -1;
+	cfg->eval_stderr_max = (size_t)n;
+	return 0;
+}
+
 static int read_env(struct gaol_config *cfg, char *err, size_t errlen)
 {
 	unsigned long long n;
@@ -465,17 +490,10 @@ static int read_env(struct gaol_config *cfg, char *err, size_t errlen)
 	    get_size("RUN_SANDBOX_MEM_MAX", 0, 0, &cfg->mem_max, err,
 		     errlen) == -1)
 		return -1;
-	if (get_uint("RUN_EVAL_PARALLEL", 2, 1, EVAL_PARALLEL_MAX, &n, err,
-		     errlen) == -1)
-		return -1;
-	cfg->eval_parallel = (unsigned)n;
-	if (get_eval_ceilings(cfg, err, errlen) == -1)
-		return -1;
-	if (get_size("RUN_EVAL_CACHE_MAX", 256ULL << 20, 0, &cfg->eval_cache_max,
-		     err, errlen) == -1 ||
-	    get_eval_build(cfg, err, errlen) == -1)
-		return -1;
-	if (get_request_bounds(cfg, err, errlen) == -1)
+	if (read_eval_env(cfg, err, errlen) == -1 ||
+	    get_eval_ceilings(cfg, err, errlen) == -1 ||
+	    get_eval_build(cfg, err, errlen) == -1 ||
+	    get_request_bounds(cfg, err, errlen) == -1)
 		return -1;
 	if (get_langs_dir(cfg, err, errlen) == -1 ||
 	    get_instance(cfg, err, errlen) == -1 ||

@@ -48,6 +48,11 @@ struct gaol_config {
 	long request_budget_ms;         /* RUN_REQUEST_BUDGET: one request's wall clock */
 	unsigned long long pool_memory_max; /* RUN_POOL_MEMORY_MAX: master and
 					     * workers together, bytes; 0 = off */
+	size_t eval_input_max;          /* RUN_EVAL_INPUT_MAX: /evaluate body bytes */
+	size_t eval_output_max;         /* RUN_EVAL_OUTPUT_MAX: a test's stdout (or
+					 * output file), 0 = no cap */
+	size_t eval_stderr_max;         /* RUN_EVAL_STDERR_MAX: a test's stderr kept;
+					 * the rest is read and dropped, never OLE */
 	char langs_dir[4096];           /* GAOL_LANGS_DIR (default: next to binary) */
 	char instance[GAOL_INSTANCE_MAX + 1]; /* GAOL_INSTANCE: cgroup parent, state dir */
 	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/<instance>) */

@@ -93,6 +93,9 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 	set_limit(p, RLIMIT_CPU, (rlim_t)cpu_s, (rlim_t)cpu_s + 1);
 	if (s->cfg->memory_max)
 		set_limit(p, RLIMIT_AS, s->cfg->memory_max, s->cfg->memory_max);
+	/* A judged program's stack may be as large as its memory (judge/). */
+	if (p->spec->stack_max)
+		set_limit(p, RLIMIT_STACK, p->spec->stack_max, p->spec->stack_max);
 
 	/* Should the host run out of memory, the kernel kills a run first. */
 	int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);

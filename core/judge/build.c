@@ -117,6 +117,28 @@ static int keep(struct engine *e, const char *cache_dir, const struct cache_key 
 	return 0;
 }
 
+/* CompiCode's text for a failed build: "Compilation Error:\n<what the
+ * compiler said>" (line ends made LF), or its timeout text. */
+static char *build_error(const struct sandbox_result *res, const char *output, size_t len)
+{
+	char *s = NULL;
+	if (res->timed_out) {
+		if (asprintf(&s, "Compilation Timeout (over %g seconds)",
+			     EVAL_COMPILE_TIMEOUT_MS / 1000.0) < 0)
+			return NULL;
+		return s;
+	}
+	const char head[] = "Compilation Error:\n";
+	s = malloc(sizeof(head) + len);
+	if (!s)
+		return NULL;
+	memcpy(s, head, sizeof(head) - 1);
+	memcpy(s + sizeof(head) - 1, output, len);
+	size_t n = compare_newlines(s + sizeof(head) - 1, len);
+	s[sizeof(head) - 1 + n] = 0;
+	return s;
+}
+
 static int run_build(struct engine *e, const struct lang *lang, const struct eval_request *req,
 		     const char *out, struct build *b, char *fault, size_t faultlen)
 {
@@ -142,6 +164,10 @@ static int run_build(struct engine *e, const struct lang *lang, const struct eva
 	b->ok = !res.killed && WIFEXITED(res.wait_status) && WEXITSTATUS(res.wait_status) == 0 &&
 		res.export_over == TREE_WITHIN;
 	b->json = describe_run(e, b->ok, &res);
+	if (!b->ok) {
+		const char *text = json_object_get_string(json_object_object_get(b->json, "output"));
+		b->error = build_error(&res, text ? text : "", text ? strlen(text) : 0);
+	}
 	sandbox_result_free(&res);
 	return 0;
 }

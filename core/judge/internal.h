@@ -39,6 +39,7 @@ struct build {
 	int pin;                 /* the cache entry in use, pinned (cache.h) */
 	char uncached[4400];     /* a build the cache could not keep: removed
 				  * when the request ends */
+	char *error;             /* !ok: CompiCode's text, "Compilation Error:\n..." */
 };
 
 
@@ -57,7 +58,8 @@ void judge_emit(struct judging *j);
 bool judge_client_gone(struct judging *j);
 /* A test that did not run, with verdict v (IE, or CE for every test when
  * the build failed): every field there, what was not measured null. */
-struct json_object *judge_not_run(const struct eval_test *t, enum verdict v);
+struct json_object *judge_not_run(const struct eval_test *t, enum verdict v,
+				  const char *error);
 /* A test not started because the request's budget was spent (TLE). */
 struct json_object *judge_past_budget(const struct eval_test *t);
 

@@ -124,7 +124,7 @@ static void judge_answer(struct judging *j, struct build *b, struct answer *a)
 		judge_run_tests(j);
 	} else {
 		for (size_t i = 0; i < n; i++)
-			j->results[i] = judge_not_run(&j->req->tests[i], V_CE);
+			j->results[i] = judge_not_run(&j->req->tests[i], V_CE, b->error);
 		judge_emit(j);
 	}
 	if (j->e->stream) {
@@ -148,6 +148,76 @@ static void judge_answer(struct judging *j, struct build *b, struct answer *a)
 
 /* ---- the request, end to end ---- */
 
+/* A 422: {"error": reason, "detail": reason}; "detail" is the key FastAPI
+ * and CompiCode's executor answer it under. */
+static void answer_invalid(struct answer *a, const char *reason)
+{
+	struct json_object *obj = json_object_new_object();
+	json_object_object_add(obj, "error", utf8_json_string(reason, strlen(reason)));
+	json_object_object_add(obj, "detail", utf8_json_string(reason, strlen(reason)));
+	answer_json(a, OUTCOME_INVALID, obj);
+}
+
+/* {"results": [...]} with every test answered by not_run(v, error). */
+static void answer_none_ran(struct answer *a, const struct eval_request *req,
+			    struct json_object *compile, enum verdict v, const char *error)
+{
+	struct json_object *obj = json_object_new_object();
+	struct json_object *arr = json_object_new_array_ext((int)req->n_tests);
+	for (size_t i = 0; i < req->n_tests; i++)
+		json_object_array_add(arr, judge_not_run(&req->tests[i], v, error));
+	if (compile)
+		json_object_object_add(obj, "compile", compile);
+	json_object_object_add(obj, "results", arr);
+	answer_json(a, OUTCOME_OK, obj);
+}
+
+/* The language by slug or alias, whatever its case ("Python", "CPP"). */
+static const struct lang *find_language(struct engine *e, const char *name)
+{
+	char lower[64];
+	size_t n = strlen(name);
+	if (n >= sizeof(lower))
+		return NULL;
+	for (size_t i = 0; i <= n; i++)
+		lower[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
+	return langs_find(&e->langs, lower, LANG_BY_SLUG_OR_ALIAS);
+}
+
+static void judge_request(struct engine *e, const struct lang *lang,
+			  const struct eval_request *req, long t0, struct answer *a)
+{
+	char err[512];
+	struct build b = { 0 };
+	if (judge_build(e, lang, req, &b, err, sizeof(err)) < 0) {
+		json_object_put(b.json);
+		free(b.error);
+		judge_build_end(&b);
+		answer_error(a, OUTCOME_FAULT, "%s", err);
+		return;
+	}
+	struct judging j = {
+		.e = e, .lang = lang, .req = req, .lower = b.lower,
+		.mem = req->memory_limit_mb ? (unsigned long long)req->memory_limit_mb << 20 : 0,
+		.end_ms = t0 + e->cfg.request_budget_ms,
+		.results = calloc(req->n_tests, sizeof(struct json_object *)),
+	};
+	if (!j.results) {
+		json_object_put(b.json);
+		free(b.error);
+		judge_build_end(&b);
+		answer_error(a, OUTCOME_FAULT, "out of memory");
+		return;
+	}
+	judge_answer(&j, &b, a);
+	judge_build_end(&b);    /* the tests are done with the build */
+	for (size_t i = j.next; i < req->n_tests; i++)
+		json_object_put(e->stream ? j.results[i] : NULL);
+	json_object_put(j.compile);
+	free(j.results);
+	free(b.error);
+}
+
 void engine_evaluate(struct engine *e, const char *body, size_t len, struct answer *a)
 {
 	char err[512];
@@ -155,51 +225,32 @@ void engine_evaluate(struct engine *e, const char *body, size_t len, struct answ
 	long t0 = now_ms();
 
 	memset(a, 0, sizeof(*a));
-	if (engine_body_too_large(e, len, a))
+	if (len > e->cfg.eval_input_max) {
+		answer_error(a, OUTCOME_TOO_LARGE,
+			     "request body exceeds RUN_EVAL_INPUT_MAX (%zu bytes)",
+			     e->cfg.eval_input_max);
 		return;
+	}
 	if (eval_request_parse(body, len, &req, err, sizeof(err)) < 0) {
-		answer_error(a, OUTCOME_INVALID, "%s", err);
+		answer_invalid(a, err);
 		return;
 	}
-	const struct lang *lang = langs_find(&e->langs, req.language, LANG_BY_SLUG_OR_ALIAS);
-	if (!lang) {
-		answer_error(a, OUTCOME_INVALID, "unknown language \"%s\"", req.language);
-		goto out;
-	}
-	if (!lang->installed) {
+	/* As CompiCode's executor: no test, nothing to say, whatever the
+	 * language; an unknown language is every test's error. */
+	const struct lang *lang = req.n_tests ? find_language(e, req.language) : NULL;
+	if (!req.n_tests) {
+		answer_none_ran(a, &req, NULL, V_IE, "");
+	} else if (!lang) {
+		char msg[160];
+		snprintf(msg, sizeof(msg), "Unsupported language: %.100s", req.language);
+		answer_none_ran(a, &req, NULL, V_IE, msg);
+	} else if (!lang->installed) {
 		answer_error(a, OUTCOME_BAD_REQUEST, "language not installed: %s", lang->slug);
-		goto out;
+	} else if (eval_admit(&e->cfg, lang, req.memory_limit_mb, req.time_limit_ms, err,
+			      sizeof(err)) < 0) {
+		answer_invalid(a, err);
+	} else {
+		judge_request(e, lang, &req, t0, a);
 	}
-	if (eval_admit(&e->cfg, lang, req.memory_limit_mb, req.time_limit_ms, err,
-		       sizeof(err)) < 0) {
-		answer_error(a, OUTCOME_INVALID, "%s", err);
-		goto out;
-	}
-	struct build b = { 0 };
-	if (judge_build(e, lang, &req, &b, err, sizeof(err)) < 0) {
-		json_object_put(b.json);
-		judge_build_end(&b);
-		answer_error(a, OUTCOME_FAULT, "%s", err);
-		goto out;
-	}
-	struct judging j = {
-		.e = e, .lang = lang, .req = &req, .lower = b.lower,
-		.mem = req.memory_limit_mb ? (unsigned long long)req.memory_limit_mb << 20 : 0,
-		.end_ms = t0 + e->cfg.request_budget_ms,
-		.results = calloc(req.n_tests, sizeof(struct json_object *)),
-	};
-	if (!j.results) {
-		json_object_put(b.json);
-		judge_build_end(&b);
-		answer_error(a, OUTCOME_FAULT, "out of memory");
-		goto out;
-	}
-	judge_answer(&j, &b, a);
-	judge_build_end(&b);    /* the tests are done with the build */
-	for (size_t i = j.next; i < req.n_tests; i++)
-		json_object_put(e->stream ? j.results[i] : NULL);
-	json_object_put(j.compile);
-	free(j.results);
-out:
 	eval_request_free(&req);
 }

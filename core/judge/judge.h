@@ -31,8 +31,10 @@ struct eval_request {
 	struct eval_test *tests;
 	size_t n_tests;
 	long time_limit_ms;          /* CPU time per test; default 2000 */
+	long wall_time_limit_ms;     /* wall clock per test; 0: none asked */
+	bool tokens;                 /* "comparison": "tokens" */
 	long memory_limit_mb;        /* 0: the language's memory limit */
-	bool file_io;                /* input_mode "file" */
+	bool file_io;                /* input_mode (or input_type) "file" */
 	char *input_file;            /* file I/O names, plain file names */
 	char *output_file;
 };
@@ -50,17 +52,21 @@ int eval_request_parse(const char *body, size_t len, struct eval_request *r,
 void eval_request_free(struct eval_request *r);
 
 /* Output compared as it streams: leading and trailing whitespace are ignored
- * and CRLF equals LF (docs/api.md, "POST /evaluate"). */
+ * and CRLF and a lone CR equal LF (README, "POST /evaluate"); in token mode
+ * any run of whitespace equals any other. */
 struct compare {
-	char *expected;              /* normalised: CRLF -> LF, trimmed */
+	char *expected;              /* normalised: CRLF, CR -> LF, trimmed */
 	size_t len;
 	size_t pos;
 	bool started;                /* past the actual output's leading blanks */
 	bool pending_cr;
+	bool tokens;
+	bool pending_space;          /* tokens: blanks seen since the last token */
 	bool differs;
 };
 
 int compare_init(struct compare *c, const char *expected, size_t len);
+int compare_init_mode(struct compare *c, const char *expected, size_t len, bool tokens);
 /* Returns 1 at the first difference (and from then on), else 0. */
 int compare_feed(struct compare *c, const char *buf, size_t len);
 /* Whether everything fed equals the expected output. */
@@ -68,11 +74,15 @@ bool compare_finish(struct compare *c);
 void compare_free(struct compare *c);
 /* The whole comparison at once, for output files. */
 bool compare_equal(const char *expected, size_t elen, const char *actual, size_t alen);
+bool compare_equal_mode(const char *expected, size_t elen, const char *actual, size_t alen,
+			bool tokens);
+/* CRLF and a lone CR made LF in place; the new length. */
+size_t compare_newlines(char *s, size_t len);
 
 enum verdict { V_OK, V_WA, V_TLE, V_MLE, V_RE, V_OLE, V_CE, V_IE };
-/* The details of a test cut, or never started, because its request's
+/* The error of a test never started because its request's
  * wall-clock budget was spent (verdict TLE). */
-#define VERDICT_BUDGET_DETAILS "Time Limit Exceeded (the request's budget, RUN_REQUEST_BUDGET, was spent)"
+#define VERDICT_BUDGET_ERROR "Time Limit Exceeded: the request's budget (RUN_REQUEST_BUDGET) was spent"
 
 
 const char *verdict_name(enum verdict v);

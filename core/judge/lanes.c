@@ -26,13 +26,6 @@
 #include "util/util.h"
 #include "judge/internal.h"
 
-#define STDERR_KEEP 65536        /* of a test's stderr, as CompiCode keeps */
-
-static struct json_object *str_or_null_utf8(const char *s, size_t len)
-{
-	return utf8_json_string(s ? s : "", s ? len : 0);
-}
-
 static int feed(void *ctx, const char *buf, size_t len)
 {
 	return compare_feed(ctx, buf, len);
@@ -40,12 +33,152 @@ static int feed(void *ctx, const char *buf, size_t len)
 
 /* The outputs a result may echo: an equal share of RUN_ANSWER_MAX per
  * test, at worst six bytes of JSON a byte (\u0000), three quarters of it
- * for `actual`, a quarter for `error` (at most STDERR_KEEP). */
+ * for `actual`, a quarter for `error` (at most RUN_EVAL_STDERR_MAX). */
 static void echo_caps(const struct judging *j, size_t *actual, size_t *error)
 {
 	size_t share = j->e->cfg.answer_max / j->req->n_tests / 6;
 	*actual = share / 4 * 3;
-	*error = share / 4 < STDERR_KEEP ? share / 4 : STDERR_KEEP;
+	size_t kept = j->e->cfg.eval_stderr_max;     /* RUN_EVAL_STDERR_MAX, 0: all */
+	*error = kept && kept < share / 4 ? kept : share / 4;
+}
+
+
+/* A copy of s with CRLF and a lone CR made LF, as CompiCode returns
+ * program output (never NULL unless out of memory). */
+static char *newlines_made_lf(const char *s, size_t len, size_t *out_len)
+{
+	char *c = malloc(len + 1);
+	if (!c)
+		return NULL;
+	if (len)
+		memcpy(c, s, len);
+	*out_len = compare_newlines(c, len);
+	c[*out_len] = 0;
+	return c;
+}
+
+/* A byte count as CompiCode words it: "8 MB", else bytes. */
+static void size_words(size_t n, char *out, size_t len)
+{
+	if (n && n % (1u << 20) == 0)
+		snprintf(out, len, "%zu MB", n >> 20);
+	else
+		snprintf(out, len, "%zu bytes", n);
+}
+
+/* What CompiCode's UI shows for a test, into a JSON string: its fixed
+ * texts for a timeout and the output limit, else the program's stderr with
+ * "Runtime Error: Segmentation fault (signal 11)" after it for a signal. */
+static struct json_object *error_text(const struct judging *j, const struct sandbox_result *res,
+				      enum verdict v, long limit_ms, size_t keep)
+{
+	char msg[160], size[48];
+	switch (v) {
+	case V_TLE:
+		snprintf(msg, sizeof(msg), "Execution Timeout (over %g seconds)", limit_ms / 1000.0);
+		return json_object_new_string(msg);
+	case V_OLE:
+		size_words(j->e->cfg.eval_output_max, size, sizeof(size));
+		snprintf(msg, sizeof(msg), "Output Limit Exceeded (over %s)", size);
+		return json_object_new_string(msg);
+	case V_MLE:
+		size_words((size_t)(j->mem ? j->mem : j->lang->mem_max), size, sizeof(size));
+		snprintf(msg, sizeof(msg), "Memory Limit Exceeded (over %s)", size);
+		return json_object_new_string(msg);
+	case V_IE:
+		return json_object_new_string("Internal Error (the test did not run)");
+	default:
+		break;
+	}
+	size_t n = 0;
+	char *err = newlines_made_lf(res->err ? res->err : "",
+				     res->err_len > keep ? keep : res->err_len, &n);
+	if (!err)
+		return json_object_new_string("");
+	int sig = res->ran && !res->killed && WIFSIGNALED(res->wait_status)
+		  ? WTERMSIG(res->wait_status) : 0;
+	if (sig) {
+		snprintf(msg, sizeof(msg), "%sRuntime Error: %s (signal %d)",
+			 n && err[n - 1] != '\n' ? "\n" : "", strsignal(sig), sig);
+		char *more = realloc(err, n + strlen(msg) + 1);
+		if (more) {
+			err = more;
+			memcpy(err + n, msg, strlen(msg) + 1);
+			n += strlen(msg);
+		}
+	}
+	struct json_object *o = utf8_json_string(err, n);
+	free(err);
+	return o;
+}
+
+static const char *deadline_name(enum deadline d)
+{
+	switch (d) {
+	case DEADLINE_NO_PROGRESS: return "no_progress";
+	case DEADLINE_CPU_CEILING: return "cpu";
+	case DEADLINE_ABSOLUTE: return "wall";
+	case DEADLINE_BUDGET: return "budget";
+	default: return NULL;
+	}
+}
+
+/* A limit as the language gets it: L * time_factor + time_extra_ms. */
+static long lang_limit(const struct lang *lang, long L)
+{
+	return L ? (long)(L * lang->time_factor + 0.5) + lang->time_extra_ms : 0;
+}
+
+/* The verdict of one run, on the measurement (verdict_of), except that a
+ * wall-clock limit the request asked for is a TLE when it passed. */
+static enum verdict test_verdict(const struct sandbox_result *res, long cpu_limit,
+				 long wall_limit, bool equal)
+{
+	if (res->ran && wall_limit && !res->output_exceeded && !res->oom_killed &&
+	    ((res->timed_out && res->deadline == DEADLINE_ABSOLUTE) || res->wall_ms > wall_limit))
+		return V_TLE;
+	return verdict_of(res, cpu_limit, equal);
+}
+
+static void add_fields(struct json_object *o, const struct judging *j,
+		       const struct eval_test *t, const struct sandbox_result *res,
+		       enum verdict v, long limit_ms, const char *actual, size_t actual_len)
+{
+	char details[128], signame[32];
+	verdict_details(v, res, details, sizeof(details));
+	int code = sandbox_exit_code(res);
+	int sig = res->ran && !res->killed && WIFSIGNALED(res->wait_status)
+		  ? WTERMSIG(res->wait_status) : 0;
+	if (sig)
+		snprintf(signame, sizeof(signame), "SIG%s",
+			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	bool clean = res->ran && ((!res->killed && code == 0) || res->stopped);
+	size_t n = 0, keep, keep_err;
+	echo_caps(j, &keep, &keep_err);
+	char *lf = newlines_made_lf(actual ? actual : "", actual ? actual_len : 0, &n);
+	const char *dl = res->timed_out ? deadline_name(res->deadline) : NULL;
+
+	json_object_object_add(o, "input", utf8_json_string(t->input.data, t->input.len));
+	json_object_object_add(o, "expected", utf8_json_string(t->expected.data, t->expected.len));
+	json_object_object_add(o, "actual", utf8_json_string(lf ? lf : "", lf ? (n > keep ? keep : n) : 0));
+	json_object_object_add(o, "actual_truncated", json_object_new_boolean(n > keep));
+	json_object_object_add(o, "error", error_text(j, res, v, limit_ms, keep_err));
+	/* CompiCode's: the program exited cleanly, whatever it printed (or
+	 * was stopped at its first wrong line, before it had failed). */
+	json_object_object_add(o, "success", json_object_new_boolean(
+		clean && (v == V_OK || v == V_WA)));
+	json_object_object_add(o, "passed", json_object_new_boolean(v == V_OK));
+	json_object_object_add(o, "runtime_ms", json_object_new_int64(res->wall_ms));
+	json_object_object_add(o, "verdict", json_object_new_string(verdict_name(v)));
+	json_object_object_add(o, "cpu_ms", res->cpu_ms < 0 ? NULL : json_object_new_int64(res->cpu_ms));
+	json_object_object_add(o, "wall_ms", json_object_new_int64(res->wall_ms));
+	json_object_object_add(o, "memory_kb", res->memory_peak_kb < 0 ? NULL
+			       : json_object_new_int64(res->memory_peak_kb));
+	json_object_object_add(o, "exit_code", code < 0 ? NULL : json_object_new_int(code));
+	json_object_object_add(o, "signal", sig ? json_object_new_string(signame) : NULL);
+	json_object_object_add(o, "details", json_object_new_string(details));
+	json_object_object_add(o, "deadline", dl ? json_object_new_string(dl) : NULL);
+	free(lf);
 }
 
 static struct json_object *run_test(struct judging *j, struct slot *lane, size_t i)
@@ -56,19 +189,24 @@ static struct json_object *run_test(struct judging *j, struct slot *lane, size_t
 	if (now_ms() >= j->end_ms)
 		return judge_past_budget(t);
 	struct json_object *o = json_object_new_object();
-	if (compare_init(&cmp, t->expected.data, t->expected.len) < 0)
+	if (compare_init_mode(&cmp, t->expected.data, t->expected.len, req->tokens) < 0)
 		return o;
-	long L = req->time_limit_ms;
+	long L = lang_limit(j->lang, req->time_limit_ms);
+	long W = lang_limit(j->lang, req->wall_time_limit_ms);
+	unsigned long long mem = j->mem ? j->mem : j->lang->mem_max;
 	struct sandbox_spec spec = {
 		.lang = j->lang,
 		.command = j->lang->run_cmd,
 		/* The three deadlines, none of them the limit L itself
 		 * (docs/design.md, "Judging"): CPU time above L + 2 s, no CPU
-		 * growth for 4L + 4 s, wall clock above 5 (L + 2 s). */
-		.timeout_ms = 5 * (L + 2000),
+		 * growth for L + 2 s (a sleeping program), wall clock above
+		 * 5 (L + 2 s), or the wall-clock limit the request asked for. */
+		.timeout_ms = W ? W : 5 * (L + 2000),
 		.cpu_deadline_ms = L + 2000,
-		.idle_deadline_ms = 4 * L + 4000,
-		.output_max = j->e->cfg.output_max,
+		.idle_deadline_ms = L + 2000,
+		.output_max = j->e->cfg.eval_output_max,
+		.err_keep = j->e->cfg.eval_stderr_max ? j->e->cfg.eval_stderr_max : (size_t)-1 >> 1,
+		.stack_max = j->lang->stack_is_memory ? mem : 0,
 		.lower = j->lower,
 		.stdin_data = t->input.data,
 		.stdin_len = t->input.len,
@@ -88,45 +226,18 @@ static struct json_object *run_test(struct judging *j, struct slot *lane, size_t
 	const char *actual = res.out;
 	size_t actual_len = res.out_len;
 	if (req->file_io) {
-		equal = !res.file_missing && compare_equal(t->expected.data, t->expected.len,
-							     res.file, res.file_len);
+		equal = !res.file_missing && compare_equal_mode(t->expected.data, t->expected.len,
+								  res.file, res.file_len, req->tokens);
 		actual = res.file;
 		actual_len = res.file_len;
 	} else {
 		equal = compare_finish(&cmp);
 	}
-	enum verdict v = verdict_of(&res, L, equal);
-	char details[128];
-	verdict_details(v, &res, details, sizeof(details));
-	int code = sandbox_exit_code(&res);
-	int sig = res.ran && !res.killed && WIFSIGNALED(res.wait_status)
-		  ? WTERMSIG(res.wait_status) : 0;
-	char signame[32];
-	if (sig)
-		snprintf(signame, sizeof(signame), "SIG%s",
-			 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-
-	json_object_object_add(o, "input", utf8_json_string(t->input.data, t->input.len));
-	json_object_object_add(o, "expected", utf8_json_string(t->expected.data, t->expected.len));
-	size_t keep, keep_err;
-	echo_caps(j, &keep, &keep_err);
-	json_object_object_add(o, "actual", str_or_null_utf8(actual,
-		actual_len > keep ? keep : actual_len));
-	json_object_object_add(o, "actual_truncated", json_object_new_boolean(actual_len > keep));
-	json_object_object_add(o, "error", str_or_null_utf8(res.err,
-		res.err_len > keep_err ? keep_err : res.err_len));
-	json_object_object_add(o, "success", json_object_new_boolean(
-		res.ran && !res.killed && code == 0 && v != V_TLE && v != V_MLE));
-	json_object_object_add(o, "passed", json_object_new_boolean(v == V_OK));
-	json_object_object_add(o, "runtime_ms", json_object_new_int64(res.wall_ms));
-	json_object_object_add(o, "verdict", json_object_new_string(verdict_name(v)));
-	json_object_object_add(o, "cpu_ms", res.cpu_ms < 0 ? NULL : json_object_new_int64(res.cpu_ms));
-	json_object_object_add(o, "wall_ms", json_object_new_int64(res.wall_ms));
-	json_object_object_add(o, "memory_kb", res.memory_peak_kb < 0 ? NULL
-			       : json_object_new_int64(res.memory_peak_kb));
-	json_object_object_add(o, "exit_code", code < 0 ? NULL : json_object_new_int(code));
-	json_object_object_add(o, "signal", sig ? json_object_new_string(signame) : NULL);
-	json_object_object_add(o, "details", json_object_new_string(details));
+	enum verdict v = test_verdict(&res, L, W, equal);
+	/* The limit the timeout text names: the wall clock's when it passed. */
+	long shown = W && res.wall_ms >= W ? W : L;
+	add_fields(o, j, t, &res, v, shown, actual, actual_len);
+	json_object_object_add(o, "time_limit_ms", json_object_new_int64(L));
 	sandbox_result_free(&res);
 	compare_free(&cmp);
 	return o;
@@ -149,14 +260,16 @@ static void __attribute__((noreturn)) lane_child(struct judging *j, unsigned k,
 	_exit(f && fclose(f) == 0 ? 0 : 1);
 }
 
-struct json_object *judge_not_run(const struct eval_test *t, enum verdict v)
+struct json_object *judge_not_run(const struct eval_test *t, enum verdict v,
+				  const char *error)
 {
 	struct json_object *o = json_object_new_object();
 	json_object_object_add(o, "input", utf8_json_string(t->input.data, t->input.len));
 	json_object_object_add(o, "expected", utf8_json_string(t->expected.data, t->expected.len));
 	json_object_object_add(o, "actual", json_object_new_string(""));
 	json_object_object_add(o, "actual_truncated", json_object_new_boolean(0));
-	json_object_object_add(o, "error", json_object_new_string(""));
+	json_object_object_add(o, "error", utf8_json_string(error ? error : "",
+							       error ? strlen(error) : 0));
 	json_object_object_add(o, "success", json_object_new_boolean(0));
 	json_object_object_add(o, "passed", json_object_new_boolean(0));
 	json_object_object_add(o, "runtime_ms", json_object_new_int(0));
@@ -170,14 +283,17 @@ struct json_object *judge_not_run(const struct eval_test *t, enum verdict v)
 	char details[64];
 	verdict_details(v, NULL, details, sizeof(details));
 	json_object_object_add(o, "details", json_object_new_string(details));
+	json_object_object_add(o, "time_limit_ms", NULL);
+	json_object_object_add(o, "deadline", NULL);
 	return o;
 }
 
 struct json_object *judge_past_budget(const struct eval_test *t)
 {
-	struct json_object *o = judge_not_run(t, V_IE);
-	json_object_object_add(o, "verdict", json_object_new_string(verdict_name(V_TLE)));
-	json_object_object_add(o, "details", json_object_new_string(VERDICT_BUDGET_DETAILS));
+	/* TLE in docker-evaluator's plain words; which limit it was is the
+	 * "deadline" field's, as for a test the budget stopped mid-run. */
+	struct json_object *o = judge_not_run(t, V_TLE, VERDICT_BUDGET_ERROR);
+	json_object_object_add(o, "deadline", json_object_new_string("budget"));
 	return o;
 }
 
@@ -254,6 +370,7 @@ void judge_run_tests(struct judging *j)
 	/* A lane that died leaves holes: those tests did not run. */
 	for (size_t i = j->next; i < n; i++)
 		if (!j->results[i])
-			j->results[i] = judge_not_run(&j->req->tests[i], V_IE);
+			j->results[i] = judge_not_run(&j->req->tests[i], V_IE,
+						      "Internal Error (the test did not run)");
 	judge_emit(j);
 }

@@ -71,22 +71,11 @@ void verdict_details(enum verdict v, const struct sandbox_result *r, char *out, 
 	case V_OK:
 		snprintf(out, len, "OK (%ldms)", r->cpu_ms > 0 ? r->cpu_ms : 0);
 		break;
-	case V_TLE:
-		if (r->deadline == DEADLINE_BUDGET)
-			snprintf(out, len, "%s", VERDICT_BUDGET_DETAILS);
-		else if (r->deadline == DEADLINE_NO_PROGRESS)
-			snprintf(out, len, "Time Limit Exceeded (no CPU progress for %ldms)",
-				 r->wall_ms);
-		else
-			snprintf(out, len, "%s", verdicts[v].details);
-		break;
 	case V_RE:
-		if (!WIFEXITED(r->wait_status))
-			snprintf(out, len, "Runtime Error (exit code %d, %s)", sandbox_exit_code(r),
-				 sigabbrev_np(WTERMSIG(r->wait_status)) ?
-				 sigabbrev_np(WTERMSIG(r->wait_status)) : "signal");
-		else
-			snprintf(out, len, "Runtime Error (exit code %d)", sandbox_exit_code(r));
+		/* docker-evaluator's words exactly: a signal N is exit code
+		 * 128 + N, as `timeout` reports it; the signal's name and which
+		 * deadline ended a TLE are fields of their own (lanes.c). */
+		snprintf(out, len, "Runtime Error (exit code %d)", sandbox_exit_code(r));
 		break;
 	default:
 		snprintf(out, len, "%s", verdicts[v].details);

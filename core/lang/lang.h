@@ -31,6 +31,12 @@ struct lang {
 	char *build_cmd;         /* `make -n build`, NULL if no target */
 	char *run_cmd;           /* `make -n run`, NULL if no target */
 	char **subdirs;          /* NULL-terminated relative dirs of dir (skeleton) */
+	/* /evaluate: a test's limit L becomes L * time_factor + time_extra_ms
+	 * for this language (default 1 and 0); stack_is_memory: RLIMIT_STACK
+	 * is the run's memory limit (compiled languages' deep recursion). */
+	double time_factor;
+	long time_extra_ms;
+	bool stack_is_memory;
 };
 
 /*
@@ -53,7 +59,9 @@ struct lang {
  * file names; tmp_size and mem_max are sizes above 0; overlay_paths are
  * absolute; aliases and overlay_paths may be omitted (empty), checker_file
  * may be null or omitted, checker_required defaults to false and needs a
- * checker_file; any other key is an error (it is most likely a typo).
+ * checker_file; time_factor is a number in [0.1, 20] (default 1),
+ * time_extra_ms an integer in [0, 10000] (default 0), stack_is_memory a
+ * bool (default false); any other key is an error (it is most likely a typo).
  */
 
 struct lang_set {

@@ -30,6 +30,7 @@
 static const char *const manifest_keys[] = {
 	"slug", "aliases", "workdir", "solution_file", "checker_file",
 	"checker_required", "tmp_size", "mem_max", "overlay_paths", "probe",
+	"time_factor", "time_extra_ms", "stack_is_memory",
 };
 
 
@@ -269,6 +270,41 @@ static int manifest_fields(struct json_object *obj, struct lang *lang, char *err
 	return 0;
 }
 
+/* What /evaluate gives the language beyond a test's limit L: a CPU (and
+ * wall) limit of L * time_factor + time_extra_ms, and a stack as large as
+ * the run's memory (lang.h). */
+static int manifest_judging(struct json_object *obj, struct lang *lang, char *err,
+			    size_t errlen)
+{
+	struct json_object *v;
+
+	lang->time_factor = 1.0;
+	if (json_object_object_get_ex(obj, "time_factor", &v) && v) {
+		if (!json_object_is_type(v, json_type_double) &&
+		    !json_object_is_type(v, json_type_int))
+			return fail(err, errlen, "time_factor must be a number, not %s",
+				    type_name(v));
+		lang->time_factor = json_object_get_double(v);
+		if (!(lang->time_factor >= 0.1 && lang->time_factor <= 20))
+			return fail(err, errlen, "time_factor must be between 0.1 and 20");
+	}
+	if (json_object_object_get_ex(obj, "time_extra_ms", &v) && v) {
+		if (!json_object_is_type(v, json_type_int))
+			return fail(err, errlen, "time_extra_ms must be an integer, not %s",
+				    type_name(v));
+		lang->time_extra_ms = (long)json_object_get_int64(v);
+		if (lang->time_extra_ms < 0 || lang->time_extra_ms > 10000)
+			return fail(err, errlen, "time_extra_ms must be between 0 and 10000");
+	}
+	if (json_object_object_get_ex(obj, "stack_is_memory", &v) && v) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return fail(err, errlen, "stack_is_memory must be true or false, "
+				    "not %s", type_name(v));
+		lang->stack_is_memory = json_object_get_boolean(v);
+	}
+	return 0;
+}
+
 int lang_parse_manifest(const char *json, size_t len, struct lang *lang,
 			char *err, size_t errlen)
 {
@@ -295,6 +331,8 @@ int lang_parse_manifest(const char *json, size_t len, struct lang *lang,
 		}
 	}
 	rc = manifest_fields(obj, lang, err, errlen);
+	if (rc == 0)
+		rc = manifest_judging(obj, lang, err, errlen);
 	json_object_put(obj);
 	if (rc == -1)
 		lang_free(lang);

@@ -110,8 +110,9 @@ struct stream {
 
 /* Appends what is readable to a stream's buffer (read through the caller's
  * chunk, which holds the new bytes afterwards).  Returns 0 at EOF, 1 when
- * more may come, -1 when the output cap was crossed. */
-static int drain(struct stream *st, size_t output_max, char *chunk,
+ * more may come, -1 when the output cap was crossed; with keep_only, what
+ * is past the cap is dropped and the stream goes on. */
+static int drain(struct stream *st, size_t output_max, bool keep_only, char *chunk,
 		 size_t *chunk_len)
 {
 	*chunk_len = 0;
@@ -124,7 +125,7 @@ static int drain(struct stream *st, size_t output_max, char *chunk,
 	int over = 0;
 	if (output_max && *st->len + take > output_max) {
 		take = output_max - *st->len;
-		over = 1;
+		over = !keep_only;
 	}
 	if (*st->len + take + 1 > st->cap) {
 		size_t cap = st->cap ? st->cap : 4096;
@@ -158,8 +159,13 @@ static enum deadline deadline_passed(const struct slot *s, const struct sandbox_
 		return DEADLINE_BUDGET;
 	if (spec->cpu_deadline_ms <= 0)
 		return now - w->t0 >= spec->timeout_ms ? DEADLINE_TIMEOUT : DEADLINE_NONE;
+	/* Progress is a hundredth of a CPU or more since the last progress: a
+	 * runtime that only ticks while its program sleeps (the JVM's service
+	 * threads, about a thousandth) is not making any; a program starved
+	 * by a loaded host (two cores, forty runnable) still is. */
 	long long cpu = cgroup_slot_cpu_us(&s->cg);
-	if (cpu > w->last_cpu_us) {
+	if (cpu > w->last_cpu_us &&
+	    (cpu - w->last_cpu_us) / 10 >= now - w->last_progress) {
 		w->last_cpu_us = cpu;
 		w->last_progress = now;
 	}
@@ -293,7 +299,9 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 			if (pfd[i].fd < 0 || !pfd[i].revents)
 				continue;
 			size_t len;
-			int r = drain(&streams[i], spec->output_max, chunk, &len);
+			bool keep = i == P_ERR && spec->err_keep;
+			int r = drain(&streams[i], keep ? spec->err_keep : spec->output_max,
+				      keep, chunk, &len);
 			if (i == P_OUT && len && spec->on_stdout &&
 			    spec->on_stdout(spec->ctx, chunk, len)) {
 				res->stopped = true;

@@ -36,6 +36,10 @@ struct sandbox_spec {
 	long timeout_ms;         /* wall clock: DEADLINE_TIMEOUT, or with a CPU
 				  * deadline DEADLINE_ABSOLUTE */
 	size_t output_max;       /* per stream, 0 = no cap */
+	size_t err_keep;         /* nonzero: stderr kept up to it, the rest read
+				  * and dropped (never output_exceeded) */
+	unsigned long long stack_max; /* RLIMIT_STACK of the payload; 0: as
+				  * inherited */
 
 	/* For building and judging; zero values give /run's behaviour. */
 	const char *lower;       /* a build's output: read-only layer above the
@@ -55,7 +59,8 @@ struct sandbox_spec {
 	/* Judging's deadlines, computed by the judge (docs/design.md,
 	 * "Judging"); the sandbox only enforces them.  0: none, /run's. */
 	long cpu_deadline_ms;    /* CPU time above it: DEADLINE_CPU_CEILING */
-	long idle_deadline_ms;   /* no CPU growth for it: DEADLINE_NO_PROGRESS */
+	long idle_deadline_ms;   /* less than a hundredth of a CPU for it:
+				  * DEADLINE_NO_PROGRESS */
 	/* The request's wall-clock budget: the monotonic ms (now_ms) at which
 	 * the run is stopped, DEADLINE_BUDGET.  0: none. */
 	long budget_end_ms;
@@ -70,7 +75,7 @@ enum { STREAM_NONE = 0, STREAM_STDOUT = 1, STREAM_STDERR = 2, STREAM_FILE = 3 };
 enum deadline {
 	DEADLINE_NONE = 0,
 	DEADLINE_TIMEOUT,        /* /run's wall-clock timeout */
-	DEADLINE_NO_PROGRESS,    /* no CPU growth for idle_deadline_ms */
+	DEADLINE_NO_PROGRESS,    /* under 1% of a CPU for idle_deadline_ms */
 	DEADLINE_CPU_CEILING,    /* CPU time above cpu_deadline_ms */
 	DEADLINE_ABSOLUTE,       /* wall clock above timeout_ms, when judged */
 	DEADLINE_BUDGET,         /* the request's budget_end_ms passed */

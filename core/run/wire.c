@@ -133,6 +133,7 @@ static int encode_request(const struct sandbox_spec *spec, struct wire *w)
 	put_u64(w, (uint64_t)spec->cpu_deadline_ms);
 	put_u64(w, (uint64_t)spec->idle_deadline_ms);
 	put_u64(w, spec->output_max);
+	put_u64(w, spec->stack_max);
 	put_str(w, spec->lower);
 	put_str(w, spec->export_dir);
 	put_u64(w, spec->export_max_bytes);
@@ -189,6 +190,7 @@ int wire_receive_request(struct plan *p, struct received *got)
 	spec->cpu_deadline_ms = (long)get_u64(&w);
 	spec->idle_deadline_ms = (long)get_u64(&w);
 	spec->output_max = (size_t)get_u64(&w);
+	spec->stack_max = get_u64(&w);
 	spec->lower = get_bytes(&w, NULL);
 	spec->export_dir = get_bytes(&w, NULL);
 	spec->export_max_bytes = get_u64(&w);

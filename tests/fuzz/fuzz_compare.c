@@ -2,8 +2,8 @@
  * The streaming comparator (judge.h): compare_feed over any chunking of the
  * actual output agrees with compare_equal on the whole of it, answers 1
  * from the first difference on, and both agree with a reference written
- * from the rule itself: equal after CRLF -> LF and trimming leading and
- * trailing whitespace.
+ * from the rule itself: equal after CRLF -> LF, a lone CR -> LF and
+ * trimming leading and trailing whitespace.
  *
  * Input: byte 0 and 1 split the rest into expected and actual; byte 2 seeds
  * the chunk sizes.
@@ -17,14 +17,14 @@ static bool blank(char c)
 	       c == '\f';
 }
 
-/* CRLF -> LF, then trimmed: into out, returns the length. */
+/* CRLF -> LF, CR -> LF, then trimmed: into out, returns the length. */
 static size_t normalise(const char *s, size_t len, char *out)
 {
 	size_t n = 0, start = 0;
 
 	for (size_t i = 0; i < len; i++)
 		if (!(s[i] == '\r' && i + 1 < len && s[i + 1] == '\n'))
-			out[n++] = s[i];
+			out[n++] = s[i] == '\r' ? '\n' : s[i];
 	while (start < n && blank(out[start]))
 		start++;
 	while (n > start && blank(out[n - 1]))

@@ -19,6 +19,11 @@ import gaol_helpers as gh
 SESSION_ENV = {
     "RUN_INPUT_MAX": "262144",
     "RUN_OUTPUT_MAX": "65536",
+    # /evaluate's own caps (defaults 16 MiB and 8 MiB), as small as /run's
+    # here so that the 413 and OLE tests stay quick; the defaults are tested
+    # on stacks of their own (test_client_compicode.py).
+    "RUN_EVAL_INPUT_MAX": "262144",
+    "RUN_EVAL_OUTPUT_MAX": "65536",
 }
 
 

@@ -272,6 +272,7 @@ def test_ce_on_a_syntax_error_runs_no_test(stack, installed, language):
     for r in doc["results"]:
         assert r["verdict"] == "CE" and r["details"] == "Compilation Error", r
         assert r["passed"] is False and r["actual"] == "", r
+        assert r["error"].startswith("Compilation Error:\n"), r
 
 
 # node sizes its heap at half the cgroup's limit unless told otherwise; the

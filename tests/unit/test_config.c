@@ -22,6 +22,8 @@ static const char *const variables[] = {
 	"RUN_EVAL_BUILD_MAX", "RUN_EVAL_BUILD_FILES",
 	"RUN_EVAL_HIDE_CACHED",
 	"RUN_ANSWER_MAX", "RUN_REQUEST_BUDGET", "RUN_POOL_MEMORY_MAX",
+	"RUN_EVAL_INPUT_MAX", "RUN_EVAL_OUTPUT_MAX",
+	"RUN_EVAL_STDERR_MAX",
 };
 
 static struct gaol_config cfg;
@@ -390,6 +392,16 @@ START_TEST(config_eval_defaults_and_bounds)
 	loads();
 	ck_assert_uint_eq(cfg.eval_parallel, 2);
 	ck_assert_uint_eq(cfg.eval_cache_max, 256ULL << 20);
+	/* CompiCode's executor's limits. */
+	ck_assert_uint_eq(cfg.eval_input_max, 16u << 20);
+	ck_assert_uint_eq(cfg.eval_output_max, 8u << 20);
+	ck_assert_uint_eq(cfg.eval_stderr_max, 64u << 10);
+	refuses("RUN_EVAL_INPUT_MAX", "0");
+	unsetenv("RUN_EVAL_INPUT_MAX");
+	refuses("RUN_EVAL_OUTPUT_MAX", "big");
+	unsetenv("RUN_EVAL_OUTPUT_MAX");
+	refuses("RUN_EVAL_STDERR_MAX", "-1");
+	unsetenv("RUN_EVAL_STDERR_MAX");
 	refuses("RUN_EVAL_PARALLEL", "0");
 	refuses("RUN_EVAL_PARALLEL", "17");
 	unsetenv("RUN_EVAL_PARALLEL");

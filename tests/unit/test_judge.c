@@ -50,7 +50,7 @@ START_TEST(evaluate_request_takes_limits_and_file_io)
 {
 	struct eval_request r;
 
-	ck_assert_int_eq(parse("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{}],"
+	ck_assert_int_eq(parse("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{\"expected_output\":\"\"}],"
 			       "\"time_limit_ms\":500,\"memory_limit_mb\":64,"
 			       "\"input_mode\":\"file\",\"input_file\":\"in.txt\","
 			       "\"output_file\":\"out.txt\"}", &r), 0);
@@ -64,26 +64,49 @@ START_TEST(evaluate_request_takes_limits_and_file_io)
 }
 END_TEST
 
+START_TEST(evaluate_request_takes_docker_evaluator_fields)
+{
+	struct eval_request r;
+
+	ck_assert_int_eq(parse("{\"code\":\"x\",\"language\":\"cpp\",\"test_cases\":[],"
+			       "\"input_type\":\"file\",\"file_io_name\":\"sum\","
+			       "\"comparison\":\"tokens\",\"wall_time_limit_ms\":1500}", &r), 0);
+	ck_assert_uint_eq(r.n_tests, 0);
+	ck_assert(r.file_io && r.tokens);
+	ck_assert_str_eq(r.input_file, "sum.in");
+	ck_assert_str_eq(r.output_file, "sum.out");
+	ck_assert_int_eq(r.wall_time_limit_ms, 1500);
+	eval_request_free(&r);
+}
+END_TEST
+
 START_TEST(evaluate_request_refuses_malformed_bodies)
 {
-	refused("{\"language\":\"c\",\"test_cases\":[{}]}", "code is required");
-	refused("{\"code\":\"x\",\"test_cases\":[{}]}", "language is required");
+	refused("{\"language\":\"c\",\"test_cases\":[{\"expected_output\":\"\"}]}", "code is required");
+	refused("{\"code\":\"x\",\"test_cases\":[{\"expected_output\":\"\"}]}", "language is required");
 	refused("{\"code\":\"x\",\"language\":\"c\"}", "test_cases is required");
-	refused("{\"code\":1,\"language\":\"c\",\"test_cases\":[{}]}", "code must be a string");
+	refused("{\"code\":1,\"language\":\"c\",\"test_cases\":[{\"expected_output\":\"\"}]}", "code must be a string");
 	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":{}}", "test_cases must be an array");
-	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[]}", "must not be empty");
+	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{\"input\":\"\"}]}",
+		"test_cases[0].expected_output is required");
+	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{\"expected_output\":\"\"}],"
+		"\"comparison\":\"exact\"}", "comparison must be");
+	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{\"expected_output\":\"\"}],"
+		"\"input_type\":\"pipe\"}", "input_type must be");
+	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{\"expected_output\":\"\"}],"
+		"\"file_io_name\":\"../x\"}", "file_io_name must be a plain file name");
 	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[1]}", "test_cases[0] must be an object");
 	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{\"input\":5}]}",
 		"test_cases[0].input must be a string");
-	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{}],\"time_limit_ms\":0}",
+	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{\"expected_output\":\"\"}],\"time_limit_ms\":0}",
 		"time_limit_ms must be between");
-	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{}],\"time_limit_ms\":\"1s\"}",
+	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{\"expected_output\":\"\"}],\"time_limit_ms\":\"1s\"}",
 		"time_limit_ms must be an integer");
-	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{}],\"memory_limit_mb\":1}",
+	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{\"expected_output\":\"\"}],\"memory_limit_mb\":1}",
 		"memory_limit_mb must be between");
-	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{}],\"input_mode\":\"pipe\"}",
+	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{\"expected_output\":\"\"}],\"input_mode\":\"pipe\"}",
 		"input_mode must be");
-	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{}],\"input_file\":\"../etc/x\"}",
+	refused("{\"code\":\"x\",\"language\":\"c\",\"test_cases\":[{\"expected_output\":\"\"}],\"input_file\":\"../etc/x\"}",
 		"input_file must be a plain file name");
 	refused("[1]", "must be a JSON object");
 	refused("{\"code\":", "not valid JSON");
@@ -112,13 +135,42 @@ START_TEST(compare_takes_crlf_as_lf)
 }
 END_TEST
 
+START_TEST(compare_takes_a_lone_cr_as_lf)
+{
+	/* CompiCode's normalize_newlines: CRLF and CR are both LF. */
+	ck_assert(same("a\rb", "a\nb"));
+	ck_assert(same("a\nb", "a\r\rb") == false);
+	ck_assert(same("a\n\nb", "a\r\rb"));
+	ck_assert(same("a\nb", "a\r"  "\nb"));
+}
+END_TEST
+
+static bool
+tokens(const char *expected, const char *actual)
+{
+	return compare_equal_mode(expected, strlen(expected), actual, strlen(actual), true);
+}
+
+START_TEST(compare_by_tokens_splits_on_whitespace)
+{
+	/* docker-evaluator: output.split() == expected.split(). */
+	ck_assert(tokens("1 2 3", "1\n2\t3\n"));
+	ck_assert(tokens("  1   2\n", "1 2"));
+	ck_assert(tokens("", " \n "));
+	ck_assert(!tokens("1 2", "12"));
+	ck_assert(!tokens("12", "1 2"));
+	ck_assert(!tokens("1 2", "1 2 3"));
+	ck_assert(!tokens("1 2 3", "1 2"));
+	ck_assert(!same("1 2", "1  2"));
+}
+END_TEST
+
 START_TEST(compare_sees_inner_differences)
 {
 	ck_assert(!same("1 2", "1  2"));
 	ck_assert(!same("1\n2", "1 2"));
 	ck_assert(!same("12", "1"));
 	ck_assert(!same("1", "12"));
-	ck_assert(!same("a\rb", "a\nb"));
 	ck_assert(!same("", "x"));
 }
 END_TEST
@@ -213,7 +265,7 @@ START_TEST(verdict_re_is_an_exit_code_or_a_signal)
 	r.wait_status = SIGSEGV;
 	ck_assert_int_eq(verdict_of(&r, 1000, true), V_RE);
 	verdict_details(V_RE, &r, details, sizeof(details));
-	ck_assert_str_eq(details, "Runtime Error (exit code 139, SEGV)");
+	ck_assert_str_eq(details, "Runtime Error (exit code 139)");
 }
 END_TEST
 
@@ -257,11 +309,14 @@ judge_suite(void)
 	tcase_add_test(t, evaluate_request_takes_compicode_fields);
 	tcase_add_test(t, evaluate_request_takes_limits_and_file_io);
 	tcase_add_test(t, evaluate_request_refuses_malformed_bodies);
+	tcase_add_test(t, evaluate_request_takes_docker_evaluator_fields);
 	suite_add_tcase(s, t);
 	t = tcase_create("compare");
 	tcase_add_test(t, compare_ignores_leading_and_trailing_whitespace);
 	tcase_add_test(t, compare_takes_crlf_as_lf);
 	tcase_add_test(t, compare_sees_inner_differences);
+	tcase_add_test(t, compare_takes_a_lone_cr_as_lf);
+	tcase_add_test(t, compare_by_tokens_splits_on_whitespace);
 	tcase_add_test(t, compare_works_across_chunk_boundaries);
 	tcase_add_test(t, compare_stops_at_the_first_difference);
 	suite_add_tcase(s, t);

@@ -262,6 +262,29 @@ START_TEST(manifest_takes_size_strings)
 }
 END_TEST
 
+START_TEST(manifest_takes_the_judging_keys)
+{
+	parses(manifest(NULL, NULL, NULL));
+	ck_assert(lang.time_factor == 1.0);
+	ck_assert_int_eq(lang.time_extra_ms, 0);
+	ck_assert(!lang.stack_is_memory);
+	parses(manifest(NULL, "time_factor", "1.5"));
+	ck_assert(lang.time_factor == 1.5);
+	parses(manifest(NULL, "time_factor", "5"));
+	ck_assert(lang.time_factor == 5.0);
+	parses(manifest(NULL, "time_extra_ms", "200"));
+	ck_assert_int_eq(lang.time_extra_ms, 200);
+	parses(manifest(NULL, "stack_is_memory", "true"));
+	ck_assert(lang.stack_is_memory);
+	refused(manifest(NULL, "time_factor", "\"2x\""), "time_factor", NULL);
+	refused(manifest(NULL, "time_factor", "0"), "time_factor", NULL);
+	refused(manifest(NULL, "time_factor", "21"), "time_factor", NULL);
+	refused(manifest(NULL, "time_extra_ms", "-1"), "time_extra_ms", NULL);
+	refused(manifest(NULL, "time_extra_ms", "0.5"), "time_extra_ms", NULL);
+	refused(manifest(NULL, "stack_is_memory", "1"), "stack_is_memory", NULL);
+}
+END_TEST
+
 START_TEST(manifest_rejects_bad_sizes)
 {
 	refused(manifest(NULL, "tmp_size", "\"0\""), "tmp_size", NULL);
@@ -901,6 +924,7 @@ lang_suite(void)
 	tcase_add_test(m, manifest_rejects_unsafe_paths);
 	tcase_add_test(m, manifest_requires_a_checker_file_when_the_checker_is_required);
 	tcase_add_test(m, manifest_takes_size_strings);
+	tcase_add_test(m, manifest_takes_the_judging_keys);
 	tcase_add_test(m, manifest_rejects_bad_sizes);
 	tcase_add_test(m, manifest_rejects_overlay_paths_that_are_not_plain_absolute);
 	tcase_add_test(m, manifest_rejects_what_is_not_a_json_object);
