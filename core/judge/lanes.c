@@ -31,17 +31,33 @@ static int feed(void *ctx, const char *buf, size_t len)
 	return compare_feed(ctx, buf, len);
 }
 
-/* The outputs a result may echo: an equal share of RUN_ANSWER_MAX per
- * test, at worst six bytes of JSON a byte (\u0000), three quarters of it
- * for `actual`, a quarter for `error` (at most RUN_EVAL_STDERR_MAX). */
+/* The JSON a result may spend on echoed output: an equal share of
+ * RUN_ANSWER_MAX per test, three quarters of it for `actual`, a quarter for
+ * `error` (whose bytes are also at most RUN_EVAL_STDERR_MAX). */
 static void echo_caps(const struct judging *j, size_t *actual, size_t *error)
 {
-	size_t share = j->e->cfg.answer_max / j->req->n_tests / 6;
+	size_t share = j->e->cfg.answer_max / j->req->n_tests;
 	*actual = share / 4 * 3;
-	size_t kept = j->e->cfg.eval_stderr_max;     /* RUN_EVAL_STDERR_MAX, 0: all */
-	*error = kept && kept < share / 4 ? kept : share / 4;
+	*error = share / 4;
 }
 
+/* How many bytes of s fit in budget bytes of JSON, at the most each byte
+ * can take there: 6 for a control character (\u0000), 2 for a quote or a
+ * backslash, 3 for a byte of a non-ASCII sequence (an invalid one becomes
+ * U+FFFD), else 1.  Output of plain text costs what it weighs; a flood of
+ * NUL bytes six times that. */
+static size_t fit_json(const char *s, size_t n, size_t budget)
+{
+	size_t used = 0, i;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		size_t w = c < 0x20 || c == 0x7f ? 6 : c == '"' || c == '\\' ? 2 : c >= 0x80 ? 3 : 1;
+		if (used + w > budget)
+			break;
+		used += w;
+	}
+	return i;
+}
 
 /* A copy of s with CRLF and a lone CR made LF, as CompiCode returns
  * program output (never NULL unless out of memory). */
@@ -92,7 +108,7 @@ static struct json_object *error_text(const struct judging *j, const struct sand
 	}
 	size_t n = 0;
 	char *err = newlines_made_lf(res->err ? res->err : "",
-				     res->err_len > keep ? keep : res->err_len, &n);
+				     res->err ? fit_json(res->err, res->err_len, keep) : 0, &n);
 	if (!err)
 		return json_object_new_string("");
 	int sig = res->ran && !res->killed && WIFSIGNALED(res->wait_status)
@@ -160,8 +176,9 @@ static void add_fields(struct json_object *o, const struct judging *j,
 
 	json_object_object_add(o, "input", utf8_json_string(t->input.data, t->input.len));
 	json_object_object_add(o, "expected", utf8_json_string(t->expected.data, t->expected.len));
-	json_object_object_add(o, "actual", utf8_json_string(lf ? lf : "", lf ? (n > keep ? keep : n) : 0));
-	json_object_object_add(o, "actual_truncated", json_object_new_boolean(n > keep));
+	size_t fit = lf ? fit_json(lf, n, keep) : 0;
+	json_object_object_add(o, "actual", utf8_json_string(lf ? lf : "", fit));
+	json_object_object_add(o, "actual_truncated", json_object_new_boolean(fit < n));
 	json_object_object_add(o, "error", error_text(j, res, v, limit_ms, keep_err));
 	/* CompiCode's: the program exited cleanly, whatever it printed (or
 	 * was stopped at its first wrong line, before it had failed). */
