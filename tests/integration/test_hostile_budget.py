@@ -60,7 +60,8 @@ def test_a_worker_over_the_pool_memory_limit_is_replaced_not_the_host(make_stack
     # replaced, the client gets nginx's JSON 502, the next request is served.
     mounts = gh.mountinfo()
     s = make_stack("pool-memory", env={"RUN_ANSWER_MAX": "1g", "RUN_POOL_MEMORY_MAX": "40m",
-                                       "RUN_OUTPUT_MAX": "16m", "RUN_EVAL_PARALLEL": "1"})
+                                       "RUN_OUTPUT_MAX": "16m", "RUN_EVAL_OUTPUT_MAX": "16m",
+                                       "RUN_EVAL_PARALLEL": "1"})
     # The master (and so every worker) is in the pool's memory cgroup; the
     # slots are beside it, not in it (their limits are their own).
     master = s.fcgi_master()
