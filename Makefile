@@ -73,7 +73,7 @@ DEPS_BENCH := wrk hyperfine bubblewrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
 .PHONY: all deps-check version FORCE deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
-        man-lint isolation bench install install-files deb deps-package test-package clean prepare san-reset san-check fuzz fuzz-smoke \
+        man-lint style isolation bench install install-files deb deps-package test-package clean prepare san-reset san-check fuzz fuzz-smoke \
         fuzz-build fuzz-merge soak mini-soak test-cluster
 all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run prepare
 
@@ -169,7 +169,7 @@ run: deps
 test: deps-test deps-fuzz
 	$(MAKE) all $(BUILD)/unit-tests fuzz-build
 	$(MAKE) san-reset
-	$(MAKE) man-lint unit integration isolation fuzz-smoke mini-soak || { $(MAKE) san-check; exit 1; }
+	$(MAKE) style man-lint unit integration isolation fuzz-smoke mini-soak || { $(MAKE) san-check; exit 1; }
 	$(MAKE) san-check
 
 # Sanitizer reports (SANITIZE=1 only): san-reset empties SAN_LOG_DIR before
@@ -193,6 +193,10 @@ endif
 # The man pages: mandoc -Tlint reports nothing and man -l renders each.
 man-lint:
 	tests/package/man_lint.sh
+
+# STYLE.md's bounds, counted: no C file over 700 lines, no function over 90.
+style:
+	/usr/bin/python3 tests/style/lengths.py core/*/*.c fcgi/*.c
 
 unit: $(BUILD)/unit-tests
 	GAOL_LANGS_DIR=$(CURDIR)/langs $(BUILD)/unit-tests
