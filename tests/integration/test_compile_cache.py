@@ -87,9 +87,12 @@ def cache_stack(make_stack):
     shutil.rmtree(state, ignore_errors=True)
 
 
-def evaluate(stack, code, tests=(("1 2", "3"),), language="haskell", timeout=300):
+def evaluate(stack, code, tests=(("1 2", "3"),), language="haskell", timeout=300,
+             time_limit_ms=None):
     body = {"code": code, "language": language,
             "test_cases": [{"input": i, "expected_output": o} for i, o in tests]}
+    if time_limit_ms is not None:
+        body["time_limit_ms"] = time_limit_ms
     return stack.post("/evaluate", body, timeout=timeout)
 
 
@@ -246,9 +249,12 @@ def test_an_entry_in_use_is_not_evicted_under_its_request(cache_stack):
     assert len(victim) == 1, victim
     result = {}
 
+    # A 5 s limit: its tests sleep 0.4 s while the builds below fill the disk
+    # and the other slot, and a test that made no CPU progress for the 2 s
+    # default's window (L + 2 s) during that was once ended TLE (cpu 3 ms).
     def long_request():
         result["r"] = evaluate(s, code, tests=[("%d 1" % i, "%d" % (i + 1)) for i in range(20)],
-                               language="c")
+                               language="c", time_limit_ms=5000)
 
     t = threading.Thread(target=long_request)
     t.start()
