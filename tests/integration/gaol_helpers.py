@@ -431,6 +431,24 @@ class Stack:
         return sorted(p for p, v in proc_table().items()
                       if v[0] == master and v[1] == "gaol-fcgi" and v[3] != "Z")
 
+    def ready_workers(self, timeout=30.0):
+        """The workers, once each has said it took its slot (DEBUG's "slot N:
+        ready, pid P"; the stack must run with DEBUG=1).  /health can answer
+        while a worker is still taking its slot, and a fault in that start-up
+        stops the pool by design."""
+        workers = self.fcgi_workers()
+        deadline = time.monotonic() + timeout
+
+        def said_ready(w):
+            self.log.flush()
+            with open(self.log_path, "rb") as f:
+                return b"ready, pid %d\n" % w in f.read()
+        while not all(said_ready(w) for w in workers):
+            assert time.monotonic() < deadline, \
+                "workers %r never said ready:\n%s" % (workers, self.log_text())
+            time.sleep(0.1)
+        return workers
+
     def socket_paths(self):
         """Unix sockets our processes listen on (from /proc/net/unix)."""
         inodes = set()
@@ -758,3 +776,22 @@ def host_left_clean(stack, mounts_before):
     if added or removed:
         problems.append("mounts changed: added %r, removed %r" % (added, removed))
     return problems
+
+
+def request_log_lines(path):
+    """The request log's lines in a stack's log file: {request_id: [line, ...]}."""
+    by_id = {}
+    if not os.path.exists(path):
+        return by_id
+    with open(path, "rb") as f:
+        for raw in f:
+            raw = raw.strip()
+            if not raw.startswith(b"{"):
+                continue
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(line, dict) and "request_id" in line:
+                by_id.setdefault(line["request_id"], []).append(line)
+    return by_id

@@ -300,15 +300,7 @@ def test_a_worker_out_of_file_descriptors_answers_500_and_recovers(make_stack):
     # other worker is still taking its slot: the limit is set only on
     # workers that said they are ready (DEBUG's "slot N: ready, pid P").
     s = make_stack("fault-fds", env={"DEBUG": "1"})
-    workers = s.fcgi_workers()
-    deadline = time.monotonic() + 30
-    def said_ready(w):
-        s.log.flush()
-        with open(s.log_path, "rb") as f:
-            return b"ready, pid %d\n" % w in f.read()
-    while not all(said_ready(w) for w in workers):
-        assert time.monotonic() < deadline, "workers %r never said ready:\n%s" % (workers, s.log_text())
-        time.sleep(0.1)
+    workers = s.ready_workers()
     limits = {w: resource.prlimit(w, resource.RLIMIT_NOFILE) for w in workers}
     outcomes = []
     try:

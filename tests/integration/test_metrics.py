@@ -135,16 +135,7 @@ def test_sandbox_build_failures_are_counted(make_stack):
     # (one still taking its slot would fail its start-up, which stops the
     # pool by design).
     s = make_stack("metrics-fds", env={"DEBUG": "1"})
-    workers = s.fcgi_workers()
-    deadline = time.monotonic() + 30
-
-    def said_ready(w):
-        s.log.flush()
-        with open(s.log_path, "rb") as f:
-            return b"ready, pid %d\n" % w in f.read()
-    while not all(said_ready(w) for w in workers):
-        assert time.monotonic() < deadline, "workers %r never said ready" % workers
-        time.sleep(0.1)
+    workers = s.ready_workers()
     before = scrape(s)
     limits = {w: resource.prlimit(w, resource.RLIMIT_NOFILE) for w in workers}
     statuses = []

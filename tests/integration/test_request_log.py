@@ -20,19 +20,7 @@ def fnv1a64(data):
 
 def log_lines(stack):
     """The request log's lines in the stack's log: {request_id: [line, ...]}."""
-    by_id = {}
-    with open(stack.log_path, "rb") as f:
-        for raw in f:
-            raw = raw.strip()
-            if not raw.startswith(b"{"):
-                continue
-            try:
-                line = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(line, dict) and "request_id" in line:
-                by_id.setdefault(line["request_id"], []).append(line)
-    return by_id
+    return gh.request_log_lines(stack.log_path)
 
 
 def lines_for(stack, ids, timeout=5.0):

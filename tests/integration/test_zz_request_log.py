@@ -4,35 +4,16 @@ stack's log, with the id the client saw in X-Request-Id and the same status
 (issue 15).  Answers nginx gave itself (413 over its limit, 429, 502, 504:
 no Cache-Control: no-store) never reached gaol-fcgi and are not counted."""
 
-import json
-import os
-
 import pytest
 
-
-def log_lines(path):
-    by_id = {}
-    if not os.path.exists(path):
-        return by_id
-    with open(path, "rb") as f:
-        for raw in f:
-            raw = raw.strip()
-            if not raw.startswith(b"{"):
-                continue
-            try:
-                line = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(line, dict) and "request_id" in line:
-                by_id.setdefault(line["request_id"], []).append(line)
-    return by_id
+import gaol_helpers as gh
 
 
 @pytest.mark.last
 def test_every_answer_of_the_session_left_one_log_line(stacks_started):
     problems, answers = [], 0
     for s in stacks_started:
-        lines = log_lines(s.log_path)
+        lines = gh.request_log_lines(s.log_path)
         for rid, method, path, status in getattr(s, "answered", []):
             answers += 1
             mine = lines.get(rid, [])
