@@ -393,6 +393,13 @@ class Stack:
             try:
                 r = request(self.port, "GET", "/health", timeout=5)
                 if r.status == 200:
+                    # stack.sh polls /health too until it says it is ready:
+                    # wait for that, or one of its polls could land in a
+                    # test (and count in /metrics' exact increments).
+                    while b"stack: ready:" not in (_read(self.log_path, "rb") or b""):
+                        if self.proc.poll() is not None or time.monotonic() > deadline:
+                            break
+                        time.sleep(0.05)
                     self.remember_pids()
                     return r
                 last = r
