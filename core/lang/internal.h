@@ -49,6 +49,23 @@ int shell_start(const char *dir, const char *cmd, long timeout_ms, bool capture,
 int shell_finish(struct shell_job *j, struct lang_shell_result *res, char *err,
 		 size_t errlen);
 
+/* One start-up shell's outcome (lang.c, shellcache.c). */
+struct shell_done {
+	int rc;                  /* lang_shell's */
+	char why[256];           /* its reason when -1 */
+	struct lang_shell_result res;
+};
+
+/* The answers of a language's n start-up shells (commands cmds[0..n)) kept
+ * in state_dir between starts (shellcache.c): load fills res and returns 0
+ * when the entry's key is today's, else -1 (res empty); store keeps fresh
+ * answers.  GAOL_LANG_CACHE=0: neither. */
+int shellcache_load(const char *state_dir, const struct lang *lang,
+		    const char *const *cmds, struct lang_shell_result *res, size_t n);
+void shellcache_store(const char *state_dir, const struct lang *lang,
+		      const char *const *cmds, const struct lang_shell_result *res,
+		      size_t n);
+
 /* `make -s -n <target>`'s result as one command, or NULL (recipe.c). */
 int recipe_resolve(const char *target, const char *shell_why,
 		   struct lang_shell_result *res_in, char **cmd, char *err,

@@ -203,43 +203,66 @@ static int load_manifest(const struct gaol_config *cfg, const char *name,
 /* One language's shells: its probe, then `make -s -n` of each target. */
 #define SHELLS_PER_LANG (1 + sizeof(targets) / sizeof(targets[0]))
 
-struct shell_done {
-	int rc;                  /* lang_shell's */
-	char why[256];           /* its reason when -1 */
-	struct lang_shell_result res;
-};
+/* The commands of one language's shells, in the order of done[]. */
+static void shell_cmds(const struct lang *lang, char cmds[][64], const char **v)
+{
+	size_t t;
+
+	v[0] = lang->probe;
+	for (t = 1; t < SHELLS_PER_LANG; t++) {
+		/* exec: make is the shell's only command. */
+		snprintf(cmds[t], 64, "exec make -s -n %s", targets[t - 1].target);
+		v[t] = cmds[t];
+	}
+}
 
 /* Runs every language's shells, several side by side (each of them is a
  * few milliseconds of one process, a JVM's probe a hundred): start-up
  * takes about the longest of them rather than their sum.  Results are
- * taken in order, so what follows does not depend on which ends first. */
-static int run_shells(struct lang_set *set, struct shell_done *done, char *err,
-		      size_t errlen)
+ * taken in order, so what follows does not depend on which ends first.
+ * A language whose inputs have not changed since its shells last ran takes
+ * their answers from the cache instead (shellcache.c). */
+static int run_shells(const struct gaol_config *cfg, struct lang_set *set,
+		      struct shell_done *done, char *err, size_t errlen)
 {
-	size_t total = set->n * SHELLS_PER_LANG, next = 0, waited = 0, k;
+	size_t total = set->n * SHELLS_PER_LANG, next = 0, waited = 0, k, t;
 	/* Taken in order, a slow one holds up the taking (not the running) of
 	 * those after it: the window is wide enough for the rest to go on. */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t window = cpus > 4 ? 4 * (size_t)cpus : 16;
 	struct shell_job *jobs = calloc(total ? total : 1, sizeof(*jobs));
-	char cmd[64];
+	bool *hit = calloc(set->n ? set->n : 1, sizeof(*hit));
+	char cmds[SHELLS_PER_LANG][64];
+	const char *v[SHELLS_PER_LANG];
+	struct lang_shell_result res[SHELLS_PER_LANG];
 
-	if (jobs == NULL)
+	if (jobs == NULL || hit == NULL) {
+		free(jobs);
+		free(hit);
 		return fail(err, errlen, "out of memory");
+	}
+	for (k = 0; k < set->n; k++) {
+		shell_cmds(&set->v[k], cmds, v);
+		if (!(hit[k] = shellcache_load(cfg->state_dir, &set->v[k], v, res,
+					       SHELLS_PER_LANG) == 0))
+			continue;
+		for (t = 0; t < SHELLS_PER_LANG; t++)
+			done[k * SHELLS_PER_LANG + t] = (struct shell_done){ .rc = 0, .res = res[t] };
+	}
 	while (waited < total) {
 		while (next < total && next - waited < window) {
 			struct lang *lang = &set->v[next / SHELLS_PER_LANG];
-			size_t t = next % SHELLS_PER_LANG;
 
-			/* exec: make is the shell's only command. */
-			if (t > 0)
-				snprintf(cmd, sizeof(cmd), "exec make -s -n %s",
-					 targets[t - 1].target);
-			done[next].rc = shell_start(lang->dir, t == 0 ? lang->probe : cmd,
-						    SHELL_TIMEOUT_MS, true, &jobs[next],
-						    done[next].why, sizeof(done[next].why));
-			if (done[next].rc == -1)
-				jobs[next].pid = -1;
+			t = next % SHELLS_PER_LANG;
+			jobs[next].pid = -1;
+			if (!hit[next / SHELLS_PER_LANG]) {
+				shell_cmds(lang, cmds, v);
+				done[next].rc = shell_start(lang->dir, v[t], SHELL_TIMEOUT_MS,
+							    true, &jobs[next], done[next].why,
+							    sizeof(done[next].why));
+				if (done[next].rc == -1)
+					jobs[next].pid = -1;
+			}
 			next++;
 		}
 		k = waited++;
@@ -247,7 +270,19 @@ static int run_shells(struct lang_set *set, struct shell_done *done, char *err,
 			done[k].rc = shell_finish(&jobs[k], &done[k].res, done[k].why,
 						  sizeof(done[k].why));
 	}
+	for (k = 0; k < set->n; k++) {
+		bool ran = !hit[k];
+
+		for (t = 0; t < SHELLS_PER_LANG; t++) {
+			ran = ran && done[k * SHELLS_PER_LANG + t].rc == 0;
+			res[t] = done[k * SHELLS_PER_LANG + t].res;
+		}
+		shell_cmds(&set->v[k], cmds, v);
+		if (ran)
+			shellcache_store(cfg->state_dir, &set->v[k], v, res, SHELLS_PER_LANG);
+	}
 	free(jobs);
+	free(hit);
 	return 0;
 }
 
@@ -280,7 +315,8 @@ static int load_results(struct lang *lang, struct shell_done *done, char *err,
 				   (char **)((char *)lang + targets[i].offset),
 				   why, sizeof(why)) == -1)
 			return fail(err, errlen, "%s: %s", lang->dir, why);
-	if (dir_fingerprint(lang->dir, &lang->fingerprint) == -1)
+	if (lang->fingerprint == NULL &&
+	    dir_fingerprint(lang->dir, &lang->fingerprint) == -1)
 		return fail(err, errlen, "%s: fingerprint errno=%d", lang->dir, errno);
 	if (dir_list_subdirs(lang->dir, &lang->subdirs, why, sizeof(why)) == -1)
 		return fail(err, errlen, "%s: %s", lang->dir, why);
@@ -349,10 +385,15 @@ int langs_load(const struct gaol_config *cfg, struct lang_set *set, char *err,
 		struct shell_done *done = calloc(set->n * SHELLS_PER_LANG, sizeof(*done));
 		size_t k;
 
+		/* The fingerprint first: it is part of the shells' cache key. */
+		for (k = 0; rc == 0 && k < set->n; k++)
+			if (dir_fingerprint(set->v[k].dir, &set->v[k].fingerprint) == -1)
+				rc = fail(err, errlen, "%s: fingerprint errno=%d",
+					  set->v[k].dir, errno);
 		if (done == NULL)
 			rc = fail(err, errlen, "out of memory");
-		else
-			rc = run_shells(set, done, err, errlen);
+		else if (rc == 0)
+			rc = run_shells(cfg, set, done, err, errlen);
 		for (k = 0; rc == 0 && k < set->n; k++)
 			rc = load_results(&set->v[k], &done[k * SHELLS_PER_LANG],
 					  err, errlen);
