@@ -73,7 +73,7 @@ DEPS_BENCH := wrk hyperfine bubblewrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
 .PHONY: all deps-check version FORCE deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
-        man-lint style isolation bench install install-files deb deps-package test-package clean prepare san-reset san-check fuzz fuzz-smoke \
+        man-lint style isolation bench bench-langs install install-files deb deps-package test-package clean prepare san-reset san-check fuzz fuzz-smoke \
         fuzz-build fuzz-merge soak mini-soak test-cluster
 all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run prepare
 
@@ -231,6 +231,15 @@ test-cluster: deps-test
 bench: deps-bench
 	$(MAKE) all
 	BUILD=$(BUILD) tests/bench/run.sh
+
+# Issue 13's language figures (tests/bench/langs.py): the whole gaol-run
+# against isolate (ISOLATE=/path, when it is built), bwrap and sh; C++ /run
+# against a bare g++; java and kotlin with and without their archives;
+# /evaluate warm against cold with 1 and 2 clients, per-test overhead.
+# Rewrites its own section of docs/bench.md.
+bench-langs: deps-bench deps-test
+	$(MAKE) all
+	BUILD=$(BUILD) /usr/bin/python3 tests/bench/langs.py
 
 # ---------------------------------------------------------------- fuzzing
 # libFuzzer targets (tests/fuzz/fuzz_<name>.c) over the engine's parsers,

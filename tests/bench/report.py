@@ -103,6 +103,10 @@ class Table:
         return "\n".join(out)
 
 
+LANGS_BEGIN = "<!-- bench-langs -->"
+LANGS_END = "<!-- /bench-langs -->"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -378,6 +382,14 @@ def main():
            "BENCH_EVAL_REQUESTS (3), BENCH_LANGS (a subset of slugs), BENCH_DOC (this file; "
            "empty: not written).  The plain-text tables are in build/bench/results.txt.", ""]
     os.makedirs(os.path.dirname(os.path.abspath(args.doc)), exist_ok=True)
+    # `make bench-langs` (tests/bench/langs.py) keeps its section between
+    # its markers: kept as it is, at the end.
+    try:
+        old = open(args.doc).read()
+        a, b = old.index(LANGS_BEGIN), old.index(LANGS_END) + len(LANGS_END)
+        md += [old[a:b], ""]
+    except (OSError, ValueError):
+        pass
     with open(args.doc, "w") as fh:
         fh.write("\n".join(md))
     return 0

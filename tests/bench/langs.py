@@ -1,0 +1,387 @@
+#!/usr/bin/python3
+"""`make bench-langs`: issue 13's language and one-shot figures, each next to
+its peer, measured in this one invocation (the machine is shared: compare
+the ratios, medians throughout), with the target met or not.
+
+  startup   a whole gaol-run process (start-up included, language "true" of
+            tests/bench/langs, its shells' cache warm) against one
+            `isolate --run` (ISOLATE: an isolate binary whose boxes are set
+            up; else `isolate` on PATH; else the row says it is missing),
+            bwrap --unshare-all and bare /bin/sh -c true, hyperfine; and
+            gaol-run with GAOL_LANG_CACHE=0 (every start runs its shells).
+            Target: gaol-run <= isolate --run.
+  cpp       Codebattle's C++ checker and solution (examples/cpp/codebattle)
+            through POST /run against a bare `g++ -std=c++17 -O2` of the
+            same two files, alternating.  Target: <= 0.35x.
+  jvm       java and kotlin a+b (examples/<slug>/sum) through POST /run,
+            with the class-data-sharing archives of `make prepare` and
+            without (a copy of the language directory without them, slug
+            <slug>_nocds, on the same stack), alternating: wall and CPU.
+  evaluate  POST /evaluate, python and cpp a+b with 50 test cases: a fresh
+            source (cold compile) then the same source (the compile cache,
+            warm), by 1 client and by 2 clients at once, each with sources
+            of its own.  Per-test overhead: (request - compile) wall / tests
+            minus the median test's CPU.  Targets: warm <= cold (medians);
+            per-test overhead <= 0.5 ms.
+
+Options: --sections, --runs (per alternating figure, default 5),
+--eval-requests (default 3), --doc (default docs/bench.md: its section
+between <!-- bench-langs --> markers, which `make bench` keeps).  Writes
+$BUILD/bench/langs.json and prints the table (also to
+$BUILD/bench/langs.txt).  Root; a few minutes.
+"""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "tests", "integration"))
+sys.path.insert(0, HERE)
+import gaol_helpers as gh  # noqa: E402
+import service  # noqa: E402
+
+LANGS = os.path.join(REPO, "langs")
+ROWS = []
+
+
+def log(msg):
+    print("bench-langs: " + msg, file=sys.stderr, flush=True)
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def row(figure, gaol, peer_name, peer, target=None, met=None, note=""):
+    ROWS.append({"figure": figure, "gaol": gaol, "peer_name": peer_name, "peer": peer,
+                 "ratio": (gaol / peer) if gaol is not None and peer else None,
+                 "target": target, "met": met, "note": note})
+
+
+# ---------------------------------------------------------------- startup
+
+def hyperfine(cmds, runs, out, shell=True):
+    args = ["hyperfine", "--style", "none", "--warmup", "5", "--runs", str(runs),
+            "--export-json", out]
+    args += ["-S", "/bin/sh"] if shell else ["-N"]
+    subprocess.run(args + cmds, check=True, stdout=subprocess.DEVNULL)
+    with open(out) as f:
+        return [r["median"] * 1000.0 for r in json.load(f)["results"]]
+
+
+def bench_startup(build, outdir, runs):
+    req = os.path.join(outdir, "true-request.json")
+    with open(req, "w") as f:
+        f.write('{"lang_slug": "true", "solution_text": "", "timeout": "10s"}\n')
+    gr = "%s/gaol-run --langs %s/tests/bench/langs --slot 0 < %s" % (build, REPO, req)
+    cmds = [gr, "GAOL_LANG_CACHE=0 " + gr]
+    isolate = os.environ.get("ISOLATE") or shutil.which("isolate")
+    if isolate:
+        subprocess.run([isolate, "-b", "0", "--init"], check=True, stdout=subprocess.DEVNULL)
+        cmds.append("%s -b 0 --run -- /bin/sh -c true" % isolate)
+    bw = ["bwrap", "--unshare-all", "--die-with-parent"]
+    for d in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc"):
+        if os.path.islink(d):
+            bw += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            bw += ["--ro-bind", d, d]
+    bw += ["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "/bin/sh", "-c", "true"]
+    cmds += [" ".join(bw), "/bin/sh -c true"]
+    t = hyperfine(cmds, runs, os.path.join(outdir, "langs-startup.json"))
+    gaol, nocache = t[0], t[1]
+    rest = t[2:]
+    iso = rest.pop(0) if isolate else None
+    bwrap, sh = rest
+    if iso is not None:
+        row("gaol-run whole process (ms)", gaol, "isolate --run", iso, "<= 1x", gaol <= iso)
+    else:
+        row("gaol-run whole process (ms)", gaol, "isolate --run", None, "<= 1x", None,
+            "isolate missing (ISOLATE=...): not measured")
+    row("gaol-run, GAOL_LANG_CACHE=0 (ms)", nocache, "gaol-run, cache", gaol)
+    row("gaol-run whole process (ms)", gaol, "bwrap --unshare-all", bwrap)
+    row("gaol-run whole process (ms)", gaol, "bare sh -c true", sh)
+    if iso is not None:
+        row("isolate --run (ms)", iso, "bare sh -c true", sh)
+        subprocess.run([isolate, "-b", "0", "--cleanup"], stdout=subprocess.DEVNULL)
+
+
+# ---------------------------------------------------------------- /run
+
+def run_example(port, slug, ex, as_slug=None):
+    d = os.path.join(gh.EXAMPLES, slug, ex)
+    m = service.manifest(slug)
+    p = {"lang_slug": as_slug or slug, "timeout": "60s",
+         "solution_text": service.read(os.path.join(d, m["solution_file"]))}
+    if m.get("checker_file"):
+        p["checker_text"] = service.read(os.path.join(d, m["checker_file"]))
+    a = service.read(os.path.join(d, "asserts.json"))
+    if a is not None:
+        p["asserts"] = a
+    t0 = time.monotonic()
+    r = gh.post_run(port, p, timeout=300)
+    wall = (time.monotonic() - t0) * 1000.0
+    doc = r.json() if r.status == 200 else {}
+    if r.status != 200 or doc.get("exit_code") != 0:
+        raise RuntimeError("%s %s: HTTP %d %r" % (slug, ex, r.status, r.body[:300]))
+    return wall, doc.get("cpu_ms")
+
+
+def bench_cpp(port, runs):
+    d = os.path.join(gh.EXAMPLES, "cpp", "codebattle")
+    work = tempfile.mkdtemp(prefix="gaol-bench-cpp-")
+    try:
+        shutil.copytree(os.path.join(LANGS, "cpp"), os.path.join(work, "cpp"), symlinks=True)
+        check = os.path.join(work, "cpp", "check")
+        for f in ("checker.cpp", "solution.cpp"):
+            shutil.copy(os.path.join(d, f), check)
+        # The checker includes solution.cpp: both files, one command.
+        bare_cmd = ["/usr/bin/g++", "-std=c++17", "-O2", "-o", "checker", "check/checker.cpp"]
+        svc, bare, cpu = [], [], []
+        for i in range(runs + 1):
+            w, c = run_example(port, "cpp", "codebattle")
+            t0 = time.monotonic()
+            subprocess.run(bare_cmd, cwd=os.path.join(work, "cpp"), check=True)
+            b = (time.monotonic() - t0) * 1000.0
+            if i:
+                svc.append(w)
+                cpu.append(c)
+                bare.append(b)
+        g, p = median(svc), median(bare)
+        row("C++ codebattle /run (ms)", g, "bare g++ -std=c++17 -O2", p, "<= 0.35x", g / p <= 0.35,
+            "run cpu %.0f ms" % median(cpu))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def nocds_copy(langs_tmp, slug):
+    """langs_tmp/<slug>_nocds: the language without its archives."""
+    dst = os.path.join(langs_tmp, slug + "_nocds")
+    shutil.copytree(os.path.join(LANGS, slug), dst, symlinks=True)   # mtimes kept
+    for sub in ("cds", "lib"):
+        p = os.path.join(dst, sub)
+        if os.path.isdir(p):
+            for n in os.listdir(p):
+                if n.endswith(".jsa"):
+                    os.unlink(os.path.join(p, n))
+    with open(os.path.join(dst, "lang.json")) as f:
+        m = json.load(f)
+    m["slug"], m["aliases"] = slug + "_nocds", []
+    with open(os.path.join(dst, "lang.json"), "w") as f:
+        json.dump(m, f)
+
+
+def bench_jvm(port, runs, installed):
+    for slug in ("java", "kotlin"):
+        if slug not in installed or slug + "_nocds" not in installed:
+            row("%s a+b /run (ms)" % slug, None, "no archives", None, note="not installed")
+            continue
+        w, c, wn, cn = [], [], [], []
+        for i in range(runs + 1):
+            a = run_example(port, slug, "sum")
+            b = run_example(port, slug, "sum", as_slug=slug + "_nocds")
+            if i:
+                w.append(a[0]); c.append(a[1]); wn.append(b[0]); cn.append(b[1])
+        row("%s a+b /run wall (ms)" % slug, median(w), "without archives", median(wn))
+        row("%s a+b /run CPU (ms)" % slug, median(c), "without archives", median(cn))
+
+
+# ---------------------------------------------------------------- /evaluate
+
+SOURCES = {
+    "python": "# gaol bench %s\na, b = map(int, input().split())\nprint(a + b)\n",
+    "cpp": ('// gaol bench %s\n#include <bits/stdc++.h>\n'
+            'int main(){long long a,b;std::cin>>a>>b;std::cout<<a+b<<"\\n";}\n'),
+}
+
+
+def eval_once(port, lang, code, cases, want_cached):
+    t0 = time.monotonic()
+    r = gh.request(port, "POST", "/evaluate",
+                   {"code": code, "language": lang, "test_cases": cases}, timeout=300)
+    wall = (time.monotonic() - t0) * 1000.0
+    if r.status != 200:
+        raise RuntimeError("HTTP %d %r" % (r.status, r.body[:300]))
+    doc = r.json()
+    comp, res = doc["compile"], doc["results"]
+    bad = [x.get("verdict") for x in res if x.get("verdict") != "OK"]
+    if not comp.get("ok") or bad or len(res) != len(cases):
+        raise RuntimeError("compile %r, verdicts %r" % (comp, bad[:5]))
+    if bool(comp.get("cached")) != want_cached:
+        raise RuntimeError("compile.cached is %r" % comp.get("cached"))
+    cw = comp.get("wall_ms") or 0
+    cpu = median([x.get("cpu_ms") for x in res]) or 0
+    return {"wall": wall, "compile": cw, "per_test": (wall - cw) / len(cases),
+            "overhead": (wall - cw) / len(cases) - cpu, "test_cpu": cpu,
+            "first_test_wall": res[0].get("wall_ms")}
+
+
+def eval_client(port, lang, cases, requests, tag, out):
+    for i in range(requests):
+        code = SOURCES[lang] % ("%s-%x-%d" % (tag, random.getrandbits(40), i))
+        out["cold"].append(eval_once(port, lang, code, cases, False))
+        out["warm"].append(eval_once(port, lang, code, cases, True))
+
+
+def bench_evaluate(port, requests, installed):
+    rnd = random.Random(13)
+    cases = []
+    for _ in range(50):
+        a, b = rnd.randint(-10**9, 10**9), rnd.randint(-10**9, 10**9)
+        cases.append({"input": "%d %d\n" % (a, b), "expected_output": "%d\n" % (a + b)})
+    for lang in ("python", "cpp"):
+        if lang not in installed:
+            continue
+        for clients in (1, 2):
+            outs = [{"cold": [], "warm": []} for _ in range(clients)]
+            errs = []
+
+            def go(k):
+                try:
+                    eval_client(port, lang, cases, requests, "c%d" % k, outs[k])
+                except Exception as e:  # noqa: BLE001 - reported in the table
+                    errs.append(repr(e))
+            ts = [threading.Thread(target=go, args=(k,)) for k in range(clients)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            name = "/evaluate %s 50 tests, %d client%s" % (lang, clients, "s" if clients > 1 else "")
+            if errs:
+                row(name, None, "", None, note="failed: " + errs[0][:200])
+                continue
+            cold = [x for o in outs for x in o["cold"]]
+            warm = [x for o in outs for x in o["warm"]]
+            cw, ww = median([x["wall"] for x in cold]), median([x["wall"] for x in warm])
+            row(name + ": warm (ms)", ww, "cold", cw, "warm <= cold", ww <= cw,
+                "warm first test %.0f ms" % median([x["first_test_wall"] for x in warm]))
+            for kind, xs in (("warm", warm), ("cold", cold)):
+                ov = median([x["overhead"] for x in xs])
+                row(name + ": per-test overhead, %s (ms)" % kind, ov, "test CPU",
+                    median([x["test_cpu"] for x in xs]), "<= 0.5 ms", ov <= 0.5,
+                    "wall per test %.2f ms" % median([x["per_test"] for x in xs]))
+
+
+# ---------------------------------------------------------------- main
+
+def table():
+    lines = ["%-58s %10s  %-26s %10s %7s  %-12s %s" % ("figure", "gaol", "peer", "peer", "ratio",
+                                                        "target", "met")]
+    for r in ROWS:
+        def f(x):
+            return "-" if x is None else "%.2f" % x
+        met = "" if r["target"] is None else ("n/a" if r["met"] is None else
+                                              ("met" if r["met"] else "NOT met"))
+        lines.append("%-58s %10s  %-26s %10s %7s  %-12s %s%s" % (
+            r["figure"], f(r["gaol"]), r["peer_name"], f(r["peer"]), f(r["ratio"]),
+            r["target"] or "", met, ("  (" + r["note"] + ")") if r["note"] else ""))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sections", default="startup cpp jvm evaluate")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--startup-runs", type=int, default=100)
+    ap.add_argument("--eval-requests", type=int, default=3)
+    ap.add_argument("--uid-base", type=int, default=38101)
+    ap.add_argument("--doc", default=os.path.join(REPO, "docs", "bench.md"),
+                    help="the Markdown file whose bench-langs section is rewritten ('' : none)")
+    args = ap.parse_args()
+    build = gh.BUILD_DIR
+    outdir = os.path.join(build, "bench")
+    os.makedirs(outdir, exist_ok=True)
+    sections = args.sections.split()
+    load0 = open("/proc/loadavg").read().split()[:3]
+    os.environ.setdefault("RUN_UID_BASE", str(args.uid_base))
+    if "startup" in sections:
+        log("startup: gaol-run, isolate, bwrap, sh (hyperfine, %d runs)" % args.startup_runs)
+        bench_startup(build, outdir, args.startup_runs)
+    rest = [s for s in sections if s != "startup"]
+    if rest:
+        langs_tmp = tempfile.mkdtemp(prefix="gaol-bench-langs-")
+        for n in os.listdir(LANGS):
+            if os.path.isfile(os.path.join(LANGS, n, "lang.json")):
+                os.symlink(os.path.join(LANGS, n), os.path.join(langs_tmp, n))
+        for slug in ("java", "kotlin"):
+            nocds_copy(langs_tmp, slug)
+        stack = gh.Stack("bench-langs", uid_base=args.uid_base, concurrency=2,
+                         env={"GAOL_LANGS_DIR": langs_tmp, "RUN_TIMEOUT_MAX": "120s"})
+        try:
+            log("starting a stack (RUN_CONCURRENCY=2)")
+            stack.start()
+            installed = gh.installed_langs(stack.health())
+            if "cpp" in rest and "cpp" in installed:
+                log("cpp: codebattle /run against bare g++ -std=c++17 -O2, %d runs" % args.runs)
+                bench_cpp(stack.port, args.runs)
+            if "jvm" in rest:
+                log("jvm: java and kotlin /run with and without archives, %d runs" % args.runs)
+                bench_jvm(stack.port, args.runs, installed)
+            if "evaluate" in rest:
+                log("evaluate: python and cpp, 50 tests, 1 and 2 clients, %d requests each"
+                    % args.eval_requests)
+                bench_evaluate(stack.port, args.eval_requests, installed)
+        finally:
+            try:
+                stack.stop()
+            finally:
+                stack.kill_all()
+                shutil.rmtree(stack.workdir, ignore_errors=True)
+                shutil.rmtree(langs_tmp, ignore_errors=True)
+    load1 = open("/proc/loadavg").read().split()[:3]
+    text = table() + "\nload before %s, after %s\n" % (" ".join(load0), " ".join(load1))
+    print(text)
+    with open(os.path.join(outdir, "langs.txt"), "w") as f:
+        f.write(text)
+    with open(os.path.join(outdir, "langs.json"), "w") as f:
+        json.dump({"rows": ROWS, "load_before": load0, "load_after": load1}, f, indent=1)
+    if args.doc:
+        write_doc(args.doc, text, sections)
+    return 0
+
+
+BEGIN, END = "<!-- bench-langs -->", "<!-- /bench-langs -->"
+
+
+def write_doc(path, text, sections):
+    """docs/bench.md's bench-langs section (between its markers, which
+    `make bench` keeps): this run's table, then tests/bench/langs-history.md
+    (the before and after of each change, by hand)."""
+    head = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip() or "?"
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    block = [BEGIN, "## Languages, /evaluate and the one-shot CLI (`make bench-langs`)", "",
+             "The last `make bench-langs` (tests/bench/langs.py, sections: %s), %s, git %s.  "
+             "Medians; the gaol figure next to its peer, the ratio gaol / peer, the target "
+             "(issue 13) met or not.  How each row is measured: the docstring of "
+             "tests/bench/langs.py." % (" ".join(sections), date, head), "",
+             "```", text.rstrip(), "```", ""]
+    hist = os.path.join(HERE, "langs-history.md")
+    if os.path.exists(hist):
+        block += [open(hist).read().rstrip(), ""]
+    block.append(END)
+    try:
+        old = open(path).read()
+    except OSError:
+        old = ""
+    if BEGIN in old and END in old:
+        a, b = old.index(BEGIN), old.index(END) + len(END)
+        new = old[:a] + "\n".join(block) + old[b:]
+    else:
+        new = old.rstrip("\n") + "\n\n" + "\n".join(block) + "\n"
+    with open(path, "w") as f:
+        f.write(new)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
