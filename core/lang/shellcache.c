@@ -275,6 +275,41 @@ static char *read_entry(const char *path, size_t *len)
 	return text;
 }
 
+/* A copy of n bytes (NUL-terminated; they may hold NULs themselves). */
+static char *copy_bytes(const char *p, size_t n)
+{
+	char *c = malloc(n + 1);
+
+	if (c) {
+		memcpy(c, p, n);
+		c[n] = '\0';
+	}
+	return c;
+}
+
+/* A decimal number at *p up to stop, *p moved past stop; -1 if none. */
+static int take_number(const char **p, const char *end, char stop, long long *v)
+{
+	const char *q = *p;
+	bool neg = q < end && *q == '-';
+	long long x = 0;
+
+	if (neg)
+		q++;
+	if (q >= end || *q < '0' || *q > '9')
+		return -1;
+	for (; q < end && *q >= '0' && *q <= '9'; q++) {
+		if (x > (1LL << 40))
+			return -1;
+		x = x * 10 + (*q - '0');
+	}
+	if (q >= end || *q != stop)
+		return -1;
+	*v = neg ? -x : x;
+	*p = q + 1;
+	return 0;
+}
+
 /* One answer: "status out_len err_len\n", then the bytes of each. */
 static int parse_answers(const char *p, const char *end, struct lang_shell_result *res,
 			 size_t n)
@@ -282,19 +317,18 @@ static int parse_answers(const char *p, const char *end, struct lang_shell_resul
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		int status, used = 0;
-		size_t ol, el;
+		long long status, ol, el;
 
-		if (sscanf(p, "%d %zu %zu\n%n", &status, &ol, &el, &used) != 3 ||
-		    used == 0 || (size_t)(end - p) < (size_t)used ||
-		    (size_t)(end - p) - (size_t)used < ol + el)
+		if (take_number(&p, end, ' ', &status) == -1 ||
+		    take_number(&p, end, ' ', &ol) == -1 ||
+		    take_number(&p, end, '\n', &el) == -1 || ol < 0 || el < 0 ||
+		    (unsigned long long)(end - p) < (unsigned long long)ol + (unsigned long long)el)
 			return -1;
-		p += used;
-		res[i].status = status;
-		res[i].out = strndup(p, ol);
-		res[i].out_len = ol;
-		res[i].err = strndup(p + ol, el);
-		res[i].err_len = el;
+		res[i].status = (int)status;
+		res[i].out = copy_bytes(p, (size_t)ol);
+		res[i].out_len = (size_t)ol;
+		res[i].err = copy_bytes(p + ol, (size_t)el);
+		res[i].err_len = (size_t)el;
 		if (!res[i].out || !res[i].err)
 			return -1;
 		p += ol + el;
