@@ -7,8 +7,9 @@ the ratios, medians throughout), with the target met or not.
             tests/bench/langs, its shells' cache warm) against one
             `isolate --run` (ISOLATE: an isolate binary whose boxes are set
             up; else `isolate` on PATH; else the row says it is missing),
-            bwrap --unshare-all and bare /bin/sh -c true, hyperfine; and
-            gaol-run with GAOL_LANG_CACHE=0 (every start runs its shells).
+            bwrap --unshare-all and bare /bin/sh -c true, and gaol-run with
+            GAOL_LANG_CACHE=0 (every start runs its shells): each spawned
+            straight (no shell), one of each in turn, medians.
             Target: gaol-run <= isolate --run.
   cpp       Codebattle's C++ checker and solution (examples/cpp/codebattle)
             through POST /run against a bare `g++ -std=c++17 -O2` of the
@@ -71,25 +72,38 @@ def row(figure, gaol, peer_name, peer, target=None, met=None, note=""):
 
 # ---------------------------------------------------------------- startup
 
-def hyperfine(cmds, runs, out, shell=True):
-    args = ["hyperfine", "--style", "none", "--warmup", "5", "--runs", str(runs),
-            "--export-json", out]
-    args += ["-S", "/bin/sh"] if shell else ["-N"]
-    subprocess.run(args + cmds, check=True, stdout=subprocess.DEVNULL)
-    with open(out) as f:
-        return [r["median"] * 1000.0 for r in json.load(f)["results"]]
+def interleaved(cmds, runs):
+    """Median wall ms of each command (argv, env extra, stdin path), run in
+    turn (one of each, runs times, after 5 warm-up rounds), so that the
+    shared machine's load changes hit all of them alike.  Each is spawned
+    straight (no shell), as hyperfine -N would."""
+    times = [[] for _ in cmds]
+    for i in range(runs + 5):
+        for k, (argv, extra, stdin) in enumerate(cmds):
+            env = dict(os.environ, **extra)
+            with open(stdin or os.devnull, "rb") as f:
+                t0 = time.monotonic()
+                p = subprocess.run(argv, stdin=f, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, env=env)
+                t = (time.monotonic() - t0) * 1000.0
+            if p.returncode != 0:
+                raise RuntimeError("%s exited with %d" % (argv, p.returncode))
+            if i >= 5:
+                times[k].append(t)
+    return [median(t) for t in times]
 
 
 def bench_startup(build, outdir, runs):
     req = os.path.join(outdir, "true-request.json")
     with open(req, "w") as f:
         f.write('{"lang_slug": "true", "solution_text": "", "timeout": "10s"}\n')
-    gr = "%s/gaol-run --langs %s/tests/bench/langs --slot 0 < %s" % (build, REPO, req)
-    cmds = [gr, "GAOL_LANG_CACHE=0 " + gr]
+    gr = [os.path.join(build, "gaol-run"), "--langs", os.path.join(REPO, "tests", "bench", "langs"),
+          "--slot", "0"]
+    cmds = [(gr, {}, req), (gr, {"GAOL_LANG_CACHE": "0"}, req)]
     isolate = os.environ.get("ISOLATE") or shutil.which("isolate")
     if isolate:
         subprocess.run([isolate, "-b", "0", "--init"], check=True, stdout=subprocess.DEVNULL)
-        cmds.append("%s -b 0 --run -- /bin/sh -c true" % isolate)
+        cmds.append(([isolate, "-b", "0", "--run", "--", "/bin/sh", "-c", "true"], {}, None))
     bw = ["bwrap", "--unshare-all", "--die-with-parent"]
     for d in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc"):
         if os.path.islink(d):
@@ -97,8 +111,8 @@ def bench_startup(build, outdir, runs):
         elif os.path.isdir(d):
             bw += ["--ro-bind", d, d]
     bw += ["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "/bin/sh", "-c", "true"]
-    cmds += [" ".join(bw), "/bin/sh -c true"]
-    t = hyperfine(cmds, runs, os.path.join(outdir, "langs-startup.json"))
+    cmds += [(bw, {}, None), (["/bin/sh", "-c", "true"], {}, None)]
+    t = interleaved(cmds, runs)
     gaol, nocache = t[0], t[1]
     rest = t[2:]
     iso = rest.pop(0) if isolate else None
@@ -292,7 +306,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sections", default="startup cpp jvm evaluate")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--startup-runs", type=int, default=100)
+    ap.add_argument("--startup-runs", type=int, default=60)
     ap.add_argument("--eval-requests", type=int, default=3)
     ap.add_argument("--uid-base", type=int, default=38101)
     ap.add_argument("--doc", default=os.path.join(REPO, "docs", "bench.md"),
@@ -305,7 +319,7 @@ def main():
     load0 = open("/proc/loadavg").read().split()[:3]
     os.environ.setdefault("RUN_UID_BASE", str(args.uid_base))
     if "startup" in sections:
-        log("startup: gaol-run, isolate, bwrap, sh (hyperfine, %d runs)" % args.startup_runs)
+        log("startup: gaol-run, isolate, bwrap, sh (%d runs each, in turn)" % args.startup_runs)
         bench_startup(build, outdir, args.startup_runs)
     rest = [s for s in sections if s != "startup"]
     if rest:
