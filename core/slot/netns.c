@@ -61,7 +61,7 @@
  * snmp6's).  Routes, addresses, filters and xfrm need CAP_NET_ADMIN;
  * multicast memberships and conntrack entries go with their socket or need
  * traffic, which moves the counters. */
-static const char *const watched[] = {
+static const char *const watched[NETNS_WATCHED] = {
 	"sockstat", "sockstat6", "ip6_flowlabel", "dev", "snmp", "snmp6", "netstat",
 };
 
@@ -90,43 +90,48 @@ static size_t per_namespace_only(char *text, size_t len)
 	return out;
 }
 
-/* Everything watched, of the namespace the worker is in now, into buf:
- * each file's name, then its text (or "-" when it does not exist).  Its
- * length, or -1 when it does not fit or a file cannot be read. */
-static long snapshot(char *buf, size_t cap)
+/* Everything watched of the slot's namespace, into buf: each file's name,
+ * then its text (or "-" when it does not exist).  The files were opened
+ * from inside the namespace, and a /proc/net file shows the namespace it
+ * was opened in, whoever reads it: read again from the start, it tells that
+ * namespace's figures now.  The length, or -1 when it does not fit or a
+ * file cannot be read. */
+static long snapshot(const int *fds, char *buf, size_t cap)
 {
-	int dir = open("/proc/self/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
-		return -1;
 	size_t len = 0;
 	for (size_t i = 0; i < N(watched); i++) {
 		int n = snprintf(buf + len, cap - len, "%s\n", watched[i]);
 		if (n < 0 || (size_t)n >= cap - len)
-			goto over;
+			return -1;
 		len += (size_t)n;
-		int fd = openat(dir, watched[i], O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			if (errno != ENOENT || cap - len < 2)
-				goto over;
+		if (fds[i] == -ENOENT) {
+			if (cap - len < 2)
+				return -1;
 			memcpy(buf + len, "-\n", 2);
 			len += 2;
 			continue;
 		}
+		if (fds[i] < 0 || lseek(fds[i], 0, SEEK_SET) < 0)
+			return -1;
 		ssize_t got;
 		size_t start = len;
-		while ((got = read(fd, buf + len, cap - len)) > 0)
+		while ((got = read(fds[i], buf + len, cap - len)) > 0)
 			len += (size_t)got;
-		close(fd);
 		if (got < 0 || len == cap)
-			goto over;
+			return -1;
 		if (i < 2)              /* sockstat, sockstat6 */
 			len = start + per_namespace_only(buf + start, len - start);
 	}
-	close(dir);
 	return (long)len;
-over:
-	close(dir);
-	return -1;
+}
+
+static void close_files(struct slot *s)
+{
+	for (size_t i = 0; i < N(watched); i++) {
+		if (s->netns_files[i] >= 0)
+			close(s->netns_files[i]);
+		s->netns_files[i] = -1;
+	}
 }
 
 /* The loopback up, in the namespace the worker is in now. */
@@ -145,13 +150,28 @@ static int loopback_up(void)
 	return rc;
 }
 
-/* The snapshot of the namespace the worker is in now, as the slot's fresh
- * one; without it (it did not fit) the namespace is never reused. */
+/* The watched files of the namespace the worker is in now, opened, and
+ * their snapshot as the slot's fresh one; without them (a file that cannot
+ * be opened, a snapshot too large) the namespace is never reused. */
 static void keep_snapshot(struct slot *s)
 {
+	close_files(s);
+	s->netns_fresh_len = -1;
 	if (!s->netns_fresh)
 		s->netns_fresh = malloc(SNAPSHOT_MAX);
-	s->netns_fresh_len = s->netns_fresh ? snapshot(s->netns_fresh, SNAPSHOT_MAX) : -1;
+	int dir = open("/proc/self/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!s->netns_fresh || dir < 0) {
+		if (dir >= 0)
+			close(dir);
+		return;
+	}
+	for (size_t i = 0; i < N(watched); i++) {
+		s->netns_files[i] = openat(dir, watched[i], O_RDONLY | O_CLOEXEC);
+		if (s->netns_files[i] < 0)
+			s->netns_files[i] = errno == ENOENT ? -ENOENT : -1;
+	}
+	close(dir);
+	s->netns_fresh_len = snapshot(s->netns_files, s->netns_fresh, SNAPSHOT_MAX);
 }
 
 int netns_make(struct slot *s, char *err, size_t errlen)
@@ -197,21 +217,9 @@ bool netns_unchanged(struct slot *s)
 	long long t = prof_begin();
 	if (!s->netns_now)
 		s->netns_now = malloc(SNAPSHOT_MAX);
-	int host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (!s->netns_now || host < 0 || setns(s->netns_fd, CLONE_NEWNET) < 0) {
-		if (host >= 0)
-			close(host);
+	if (!s->netns_now)
 		return false;
-	}
-	long len = snapshot(s->netns_now, SNAPSHOT_MAX);
-	/* The worker must not stay in the run's namespace: it cannot, as it
-	 * has no way to serve from there, so a failure here is fatal. */
-	if (setns(host, CLONE_NEWNET) < 0) {
-		fprintf(stderr, "gaol: slot %u: return to host netns errno=%d\n",
-			s->index, errno);
-		_exit(1);
-	}
-	close(host);
+	long len = snapshot(s->netns_files, s->netns_now, SNAPSHOT_MAX);
 	bool same = len >= 0 && len == s->netns_fresh_len &&
 		    !memcmp(s->netns_now, s->netns_fresh, (size_t)len);
 	prof_end(PROF_NETNS_CHECK, t);
@@ -223,5 +231,6 @@ void netns_free(struct slot *s)
 	free(s->netns_fresh);
 	free(s->netns_now);
 	s->netns_fresh = s->netns_now = NULL;
+	close_files(s);
 	s->netns_fresh_len = -1;
 }

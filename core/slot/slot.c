@@ -94,6 +94,8 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 	slot->ready = true;
 	slot->netns_fd = -1;
 	slot->netns_fresh_len = -1;
+	for (int i = 0; i < NETNS_WATCHED; i++)
+		slot->netns_files[i] = -1;
 	/* Only the worker's own slot reuses its network namespace: it reaps
 	 * every init that entered it before it looks (netns.c). */
 	slot->netns_reuse = lane == 0 && !cfg->netns_fresh;

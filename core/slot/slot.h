@@ -16,6 +16,8 @@
 #include "slot/seccomp_policy.h"
 
 struct gaol_config;
+
+#define NETNS_WATCHED 7          /* files of /proc/net compared (slot/netns.c) */
 struct plan;
 
 /* A worker's slot: the identity and the cgroup its runs use. */
@@ -33,6 +35,8 @@ struct slot {
 	char *netns_fresh;       /* what a run could read of it when new */
 	long netns_fresh_len;    /* its length; -1: none, never reuse */
 	char *netns_now;         /* the same, read again before a reuse */
+	int netns_files[NETNS_WATCHED]; /* what is compared, opened from inside it
+				  * (-ENOENT: absent on this kernel) */
 	struct plan *ahead;      /* a sandbox built ahead of its request */
 	pid_t exiting;           /* the last run's init, exiting on its own */
 	int exiting_mntns;       /* and its mount namespace, held until idle */

@@ -378,8 +378,15 @@ def main():
            "BENCH_EVAL_REQUESTS (3), BENCH_LANGS (a subset of slugs), BENCH_DOC (this file; "
            "empty: not written).  The plain-text tables are in build/bench/results.txt.", ""]
     os.makedirs(os.path.dirname(os.path.abspath(args.doc)), exist_ok=True)
+    # make bench-throughput's section (tests/bench/throughput.py) is kept.
+    kept = ""
+    if os.path.exists(args.doc):
+        old = open(args.doc).read()
+        begin = old.find("<!-- bench-throughput: begin")
+        if begin >= 0:
+            kept = "\n" + old[begin:]
     with open(args.doc, "w") as fh:
-        fh.write("\n".join(md))
+        fh.write("\n".join(md) + kept)
     return 0
 
 
