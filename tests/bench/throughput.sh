@@ -36,6 +36,11 @@ LANGS=$ROOT/tests/bench/langs
 PY=/usr/bin/python3
 FCGIWRAP=/usr/sbin/fcgiwrap
 export RUN_UID_BASE=${BENCH_UID_BASE:-38001}
+# The sandboxed side's cgroups (cpu among them) are an instance of their own,
+# not the default "gaol" that test suites on this machine share; the floor
+# gets a cpu cgroup of its own beside it (floor_cgroup below), so that on a
+# shared machine both sides compete for the CPU as one group each.
+export GAOL_INSTANCE=${BENCH_INSTANCE:-gaol-bench}
 
 die() { echo "bench-throughput: $*" >&2; exit 1; }
 
@@ -100,9 +105,19 @@ open(sys.argv[2], "w").write(
 EOF
 
 STACK_PID=
+FLOOR_CG=
 WRAP_PID=
+# fcgiwrap's preforked children outlive their parent (they are re-parented
+# to init): they are the bench's own, found by their parent or the floor's
+# cgroup, and go with it.
+wrap_children() {
+	[ -n "$WRAP_PID" ] && pgrep -P "$WRAP_PID" || true
+	[ -z "$FLOOR_CG" ] || cat "$FLOOR_CG/cgroup.procs" 2>/dev/null || true
+}
 stop() {
-	for pid in $STACK_PID $WRAP_PID; do
+	local kids
+	kids=$(wrap_children | sort -u | tr '\n' ' ')
+	for pid in $STACK_PID $WRAP_PID $kids; do
 		kill -TERM "$pid" 2>/dev/null || true
 	done
 	for pid in $STACK_PID $WRAP_PID; do
@@ -110,10 +125,26 @@ stop() {
 		kill -KILL "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	done
+	for pid in $kids; do
+		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$pid" 2>/dev/null || true
+	done
 	STACK_PID= WRAP_PID=
 }
 trap stop EXIT
 trap 'exit 130' INT TERM
+
+# A cpu cgroup for the floor (fcgiwrap and its CGI processes), as the
+# sandboxed runs have theirs: v1's cpu hierarchy or v2's root.  Empty when
+# neither can be made (the floor then runs at the root).
+FLOOR_CG=
+if [ -w /sys/fs/cgroup/cpu/cgroup.procs ]; then
+	FLOOR_CG=/sys/fs/cgroup/cpu/$GAOL_INSTANCE-floor
+elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+	FLOOR_CG=/sys/fs/cgroup/$GAOL_INSTANCE-floor
+fi
+[ -z "$FLOOR_CG" ] || mkdir -p "$FLOOR_CG" || FLOOR_CG=
+echo "floor cgroup ${FLOOR_CG:-none}" >>"$OUT/source.txt"
 
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
@@ -135,8 +166,11 @@ for c in $LEVELS; do
 	PORT=$(free_port)
 	FSOCK=$BUILD_DIR/run/floor-$PORT.sock
 	mkdir -p "$BUILD_DIR/run" && rm -f "$FSOCK"
-	setsid setpriv --pdeathsig KILL spawn-fcgi -n -s "$FSOCK" -M 0660 -U www-data -G www-data \
-		-u www-data -g www-data -- "$FCGIWRAP" -c "$c" >"$OUT/fcgiwrap-c$c.log" 2>&1 </dev/null &
+	# Into the floor's cgroup first, so that fcgiwrap's children are born there.
+	setsid sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1; shift; exec "$@"' floor \
+		"$FLOOR_CG" setpriv --pdeathsig KILL spawn-fcgi -n -s "$FSOCK" -M 0660 -U www-data \
+		-G www-data -u www-data -g www-data -- "$FCGIWRAP" -c "$c" \
+		>"$OUT/fcgiwrap-c$c.log" 2>&1 </dev/null &
 	WRAP_PID=$!
 	cat >"$OUT/floor.conf" <<EOF
 location = /floor {
@@ -175,6 +209,7 @@ EOF
 	stop
 done
 cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-after.txt"
+[ -z "$FLOOR_CG" ] || rmdir "$FLOOR_CG" || echo "bench-throughput: $FLOOR_CG not removed" >&2
 
 "$PY" "$ROOT/tests/bench/throughput.py" --out "$OUT" --levels "$LEVELS" --rounds "$ROUNDS" \
 	--seconds "$SECS" --repeat "$REPEAT" ${DOC:+--doc "$ROOT/$DOC"}
