@@ -74,6 +74,7 @@
 
 #include "inside/inside.h"
 #include "run/plan.h"
+#include "slot/netns.h"
 #include "util/prof.h"
 #include "util/util.h"
 
@@ -394,6 +395,7 @@ int slot_prepare(struct slot *slot, char *err, size_t errlen)
 		free(p);
 		return -1;
 	}
+	netns_remember(slot);        /* as it is before a run enters it */
 	slot->netns_used = true;     /* the init below takes it */
 	p->init = spawn_init(slot, p);
 	if (p->init < 0) {

@@ -13,7 +13,8 @@
  *     every process that ever entered the namespace is gone, and nothing
  *     but the worker's descriptor holds it;
  *   - only when everything a run can read of it is byte for byte what it
- *     was when the namespace was new (the snapshot taken in netns_make):
+ *     was when the namespace was new (the snapshot netns_remember takes
+ *     before the first run enters it):
  *     the count of sockets of every family (unix ones with their abstract
  *     names included), each protocol's sockets and TIME_WAIT entries
  *     (sockstat, sockstat6), IPv6 flow labels (which outlive their
@@ -150,28 +151,31 @@ static int loopback_up(void)
 	return rc;
 }
 
-/* The watched files of the namespace the worker is in now, opened, and
- * their snapshot as the slot's fresh one; without them (a file that cannot
- * be opened, a snapshot too large) the namespace is never reused. */
-static void keep_snapshot(struct slot *s)
+/* The watched files of the namespace the worker is in now, opened; the
+ * snapshot of them is taken before the namespace is first entered
+ * (netns_remember).  A file that cannot be opened: never reused. */
+static void open_files(struct slot *s)
 {
 	close_files(s);
 	s->netns_fresh_len = -1;
-	if (!s->netns_fresh)
-		s->netns_fresh = malloc(SNAPSHOT_MAX);
 	int dir = open("/proc/self/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (!s->netns_fresh || dir < 0) {
-		if (dir >= 0)
-			close(dir);
-		return;
-	}
-	for (size_t i = 0; i < N(watched); i++) {
+	for (size_t i = 0; dir >= 0 && i < N(watched); i++) {
 		s->netns_files[i] = openat(dir, watched[i], O_RDONLY | O_CLOEXEC);
 		if (s->netns_files[i] < 0)
 			s->netns_files[i] = errno == ENOENT ? -ENOENT : -1;
 	}
-	close(dir);
-	s->netns_fresh_len = snapshot(s->netns_files, s->netns_fresh, SNAPSHOT_MAX);
+	if (dir >= 0)
+		close(dir);
+}
+
+void netns_remember(struct slot *s)
+{
+	if (!s->netns_reuse || s->netns_used || s->netns_fresh_len >= 0)
+		return;
+	if (!s->netns_fresh)
+		s->netns_fresh = malloc(SNAPSHOT_MAX);
+	if (s->netns_fresh)
+		s->netns_fresh_len = snapshot(s->netns_files, s->netns_fresh, SNAPSHOT_MAX);
 }
 
 int netns_make(struct slot *s, char *err, size_t errlen)
@@ -192,7 +196,7 @@ int netns_make(struct slot *s, char *err, size_t errlen)
 	if (ns < 0)
 		goto fail;
 	if (s->netns_reuse)
-		keep_snapshot(s);
+		open_files(s);
 	if (s->netns_fd >= 0)
 		close(s->netns_fd);
 	s->netns_fd = ns;

@@ -11,9 +11,13 @@
 
 struct slot;
 
-/* A new namespace with only a loopback, up, as the slot's next one; with
- * s->netns_reuse, its snapshot too.  0, or -1 with err. */
+/* A new namespace with only a loopback, up, as the slot's next one (with
+ * s->netns_reuse, the files compared are opened in it).  0, or -1 with err. */
 int netns_make(struct slot *s, char *err, size_t errlen);
+/* Takes the snapshot of a namespace no run has entered yet, once: a worker
+ * does it while idle, before the sandbox built ahead enters it (a one-shot
+ * gaol-run never pays for it).  Without one, the namespace is not reused. */
+void netns_remember(struct slot *s);
 /* Whether what a run can read of the slot's namespace (its socket tables,
  * counters, routes, addresses, flow labels) is byte for byte what it was
  * when new.  Only meaningful when every process that entered it is gone. */
