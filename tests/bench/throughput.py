@@ -152,8 +152,10 @@ def main():
     md = ["## 4. Throughput through nginx: POST /run against the fcgiwrap floor", "",
           "One `make bench-throughput` run (`BUILD=build tests/bench/throughput.sh`): %s; load "
           "average %s at the start, %s at the end (the machine is shared: compare within the "
-          "run); binaries %s." % (read("date.txt"), read("load-before.txt"),
-                                  read("load-after.txt"), read("source.txt").replace("\n", ", ")),
+          "run); binaries and cgroups: %s." % (read("date.txt"), read("load-before.txt"),
+                                  read("load-after.txt"), "; ".join(
+                                      l.strip() for l in read("source.txt").splitlines()
+                                      if l.strip() not in ("dirty", ""))),
           ""] + md
     md += ["### The curve", "", "\n".join(rows), ""]
     md += ["- " + v for v in verdicts + bad] + [""]
@@ -172,7 +174,10 @@ def main():
            "req/s, p50 and p99 (wrk --latency).  The cycle is `gaol-run --langs "
            "tests/bench/langs --slot 0 --repeat %s` of a `-DGAOL_PROFILE` build (build/prof), "
            "3 runs with the network namespace reused and 3 with `RUN_NETNS_FRESH=1`, "
-           "alternating." % (a.rounds, a.seconds, a.repeat), ""]
+           "alternating.  Knobs (environment): BENCH_LEVELS (\"1 2 4 8\"), BENCH_ROUNDS (3), "
+           "BENCH_WRK_SECONDS (5), BENCH_REPEAT (500), BENCH_INSTANCE (gaol-bench), "
+           "BENCH_UID_BASE (38001), BENCH_DOC (this file; empty: not written); the raw "
+           "measurements stay in build/bench-throughput/." % (a.rounds, a.seconds, a.repeat), ""]
     if a.doc:
         old = open(a.doc).read() if os.path.exists(a.doc) else ""
         block = BEGIN + "\n" + "\n".join(md) + END + "\n"
