@@ -69,11 +69,11 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcgroup-dev libssl-dev
 DEPS_RUN   := nginx spawn-fcgi util-linux
 DEPS_TEST  := check python3 python3-pytest python3-prometheus-client curl iproute2 systemd mandoc man-db
-DEPS_BENCH := wrk hyperfine bubblewrap
+DEPS_BENCH := wrk hyperfine bubblewrap fcgiwrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
 .PHONY: all deps-check version FORCE deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
-        man-lint style isolation bench bench-langs install install-files deb deps-package test-package clean prepare san-reset san-check fuzz fuzz-smoke \
+        man-lint style isolation bench bench-langs bench-throughput profile install install-files deb deps-package test-package clean prepare san-reset san-check fuzz fuzz-smoke \
         fuzz-build fuzz-merge soak mini-soak test-cluster
 all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run prepare
 
@@ -240,6 +240,18 @@ bench: deps-bench
 bench-langs: deps-bench deps-test
 	$(MAKE) all
 	BUILD=$(BUILD) /usr/bin/python3 tests/bench/langs.py
+
+# Issue 13: POST /run through nginx against fcgiwrap + sh on the same nginx,
+# RUN_CONCURRENCY 1, 2, 4, 8, and a worker's cycle step by step (a
+# -DGAOL_PROFILE build of gaol-run in $(BUILD)/prof).  docs/bench.md, section 4.
+bench-throughput: deps-bench
+	$(MAKE) all
+	$(MAKE) profile
+	BUILD=$(BUILD) tests/bench/throughput.sh
+
+# gaol-run --repeat printing where a worker's cycle goes (core/util/prof.h).
+profile:
+	$(MAKE) BUILD=$(BUILD)/prof CFLAGS='$(CFLAGS) -DGAOL_PROFILE' $(BUILD)/prof/gaol-run
 
 # ---------------------------------------------------------------- fuzzing
 # libFuzzer targets (tests/fuzz/fuzz_<name>.c) over the engine's parsers,

@@ -18,6 +18,7 @@
 #include "status.h"
 #include "judge/judge.h"
 #include "util/util.h"
+#include "util/prof.h"
 #include "api/version.h"
 #include "slot/uidlock.h"
 
@@ -199,8 +200,11 @@ int main(int argc, char **argv)
 			answer_error(&a, OUTCOME_FAULT, "out of memory");
 		else if (evaluate)
 			engine_evaluate(&e, body, len, &a);
-		else
+		else {
+			long long tp = prof_begin();
 			engine_run(&e, body, len, &a);
+			prof_end(PROF_RUN, tp);
+		}
 		if (ms)
 			ms[i] = now_us() / 1e3 - t0;
 		if (i + 1 < repeat) {
@@ -218,6 +222,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gaol-run: %ld runs: median %.3f ms, p10 %.3f ms, p90 %.3f ms, "
 			"cycle %.3f ms\n", repeat, ms[repeat / 2], ms[repeat / 10],
 			ms[repeat * 9 / 10], cycle);
+		prof_report(stderr, repeat);
 	}
 	free(ms);
 	fwrite(a.body, 1, a.len, stdout);

@@ -26,6 +26,8 @@
 #   SIGQUIT (graceful).  A second signal hurries both.  The socket is removed.
 #   Exit status: 0 for a requested stop or after POST /shutdown, 1 otherwise.
 # PORT, RUN_*, ALLOW_SHUTDOWN, DEBUG and GAOL_* reach gaol-fcgi unchanged.
+# GAOL_NGINX_EXTRA names a file of nginx locations added to the server
+# beside gaol's (a benchmark's peer on the same nginx).
 #
 # The script is only functions until `main` on its last lines: bash reads a
 # script while it runs it, and a stack lives long enough for its file to be
@@ -154,8 +156,15 @@ render() {
 		-e "/^location = \/evaluate /,/^}/ !s|client_body_buffer_size [^;]*;|client_body_buffer_size $INPUT_MAX;|" \
 		-e "s|fastcgi_read_timeout [^;]*;|fastcgi_read_timeout ${READ_TIMEOUT}s;|" \
 		"$REPO/nginx/gaol-locations.conf" > "$NGX/gaol-locations.conf" &&
-	cp /etc/nginx/fastcgi_params "$NGX/fastcgi_params" ||
+	cp /etc/nginx/fastcgi_params "$NGX/fastcgi_params" &&
+	rm -rf "$NGX/extra" && mkdir -p "$NGX/extra" ||
 		die "cannot render the nginx configuration into $NGX"
+	# GAOL_NGINX_EXTRA: a file of locations beside gaol's, on the same
+	# server (make bench-throughput's floor: fcgiwrap on the same nginx).
+	if [ -n "${GAOL_NGINX_EXTRA:-}" ]; then
+		cp "$GAOL_NGINX_EXTRA" "$NGX/extra/extra.conf" ||
+			die "GAOL_NGINX_EXTRA=\"$GAOL_NGINX_EXTRA\": cannot copy it into $NGX/extra"
+	fi
 
 	# The snippets are the shipped ones: if they no longer have the lines
 	# rewritten above, say so rather than run with gaol's defaults.

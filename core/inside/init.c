@@ -35,6 +35,7 @@
 #include "api/config.h"
 #include "inside/inside.h"
 #include "slot/tree.h"
+#include "util/prof.h"
 
 #define RUN_NOFILE 256
 #define RUN_NPROC 256
@@ -235,7 +236,9 @@ __attribute__((noreturn)) void init_main(struct plan *p)
 			init_fail(p, "open export dir");
 	}
 	int scratch_fd;
+	long long prof_us[3] = { prof_begin() };
 	int upper = mounts_build_request(p, &scratch_fd);
+	prof_us[1] = prof_begin();
 
 	/* The payload shares init's memory until it execs (init waits): the
 	 * cheapest way to a new process; it has its own stack, fd table,
@@ -260,6 +263,11 @@ __attribute__((noreturn)) void init_main(struct plan *p)
 		if (w == payload) {
 			struct report r = { .kind = REPORT_EXIT, .status = status,
 					    .maxrss_kb = ru.ru_maxrss };
+#ifdef GAOL_PROFILE
+			prof_us[2] = prof_begin();
+			memcpy(r.prof_us, prof_us, sizeof(prof_us));
+#endif
+			(void)prof_us;
 			/* Nothing but init is left when the report goes out,
 			 * and nothing writes a file or an export afterwards. */
 			kill_the_rest();

@@ -25,6 +25,9 @@ struct report {
 	int export_over;         /* REPORT_EXIT: enum tree_over, the limit the
 				  * export stopped at (TREE_WITHIN: none) */
 	char step[64];
+#ifdef GAOL_PROFILE
+	long long prof_us[3];    /* init's clock: request read, view built, payload reaped */
+#endif
 };
 
 /* Everything a run's children need, computed before they need it so that

@@ -74,6 +74,8 @@
 
 #include "inside/inside.h"
 #include "run/plan.h"
+#include "slot/netns.h"
+#include "util/prof.h"
 #include "util/util.h"
 
 /* ---- the worker's side ---- */
@@ -212,6 +214,10 @@ static void feed_stdin(struct plan *p, struct pollfd *pfd, size_t *fed)
 	}
 }
 
+#ifdef GAOL_PROFILE
+static long long prof_handoff_us;   /* when the request went to init */
+#endif
+
 /* One report from init: a setup step's fault, or the payload's exit. */
 static void read_report(const struct sandbox_spec *spec, struct pollfd *pfd,
 			struct sandbox_result *res, bool *have_status)
@@ -226,6 +232,12 @@ static void read_report(const struct sandbox_spec *spec, struct pollfd *pfd,
 		res->export_over = r.export_over;
 		res->file_missing = spec->output_file && r.err;
 		*have_status = true;
+#ifdef GAOL_PROFILE
+		prof_add(PROF_INIT_WAKE, r.prof_us[0] - prof_handoff_us);
+		prof_add(PROF_INIT_VIEW, r.prof_us[1] - r.prof_us[0]);
+		prof_add(PROF_PAYLOAD, r.prof_us[2] - r.prof_us[1]);
+		prof_add(PROF_INIT_END, prof_begin() - r.prof_us[2]);
+#endif
 	} else if (got <= 0 && !(got < 0 && errno == EINTR)) {
 		pfd->fd = -1;
 	}
@@ -343,8 +355,11 @@ static void drop_ahead(struct slot *slot)
  * its mount namespace go. */
 static void reap_exiting(struct slot *slot)
 {
-	if (slot->exiting > 0)
+	long long t = prof_begin();
+	if (slot->exiting > 0) {
 		reap(slot->exiting);
+		prof_end(PROF_REAP, t);
+	}
 	slot->exiting = 0;
 	if (slot->exiting_mntns >= 0)
 		close(slot->exiting_mntns);
@@ -365,8 +380,9 @@ int slot_prepare(struct slot *slot, char *err, size_t errlen)
 	if (slot->ahead)
 		return 0;
 	slot_settle(slot);      /* the last run's init is reaped: nothing is left */
-	if (slot_refresh(slot, err, errlen) < 0)
+	if (slot_renew(slot, err, errlen) < 0)
 		return -1;
+	long long t = prof_begin();
 	struct plan *p = malloc(sizeof(*p));
 	if (!p) {
 		snprintf(err, errlen, "sandbox: out of memory");
@@ -379,6 +395,7 @@ int slot_prepare(struct slot *slot, char *err, size_t errlen)
 		free(p);
 		return -1;
 	}
+	netns_remember(slot);        /* as it is before a run enters it */
 	slot->netns_used = true;     /* the init below takes it */
 	p->init = spawn_init(slot, p);
 	if (p->init < 0) {
@@ -389,10 +406,12 @@ int slot_prepare(struct slot *slot, char *err, size_t errlen)
 	}
 	plan_close_init_ends(p);
 	slot->ahead = p;
-	/* The run after it gets its network namespace now, while this init
-	 * builds its mount view on another CPU: a worker whose next request
-	 * is already waiting then finds the sandbox ready. */
-	return slot_refresh(slot, err, errlen);
+	prof_end(PROF_CLONE, t);
+	/* Without reuse, the run after it gets its network namespace now,
+	 * while this init builds its mount view on another CPU: a worker
+	 * whose next request is already waiting then finds the sandbox
+	 * ready.  With it, that run most likely gets this one again. */
+	return slot->netns_reuse ? 0 : slot_refresh(slot, err, errlen);
 }
 
 /* Hands the request to the sandbox built ahead of it.  -1 when that init is
@@ -513,8 +532,10 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	local.spec = spec;
 	if (plan_layers(&local, res->fault, sizeof(res->fault)) < 0)
 		goto out;
+	long long tp = prof_begin();
 	if (cgroup_slot_begin(&slot->cg, mem, res->fault, sizeof(res->fault)) < 0)
 		goto out;
+	prof_end(PROF_BEGIN, tp);
 	/* Feeding a program that stops reading (or a sandbox built ahead that
 	 * is gone) must not kill the worker. */
 	sigemptyset(&pipe_set);
@@ -523,17 +544,24 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	blocked = true;
 
 	t0 = now_ms();
+	tp = prof_begin();
+#ifdef GAOL_PROFILE
+	prof_handoff_us = tp;
+#endif
 	init = take_ahead(slot, spec, &p);
 	if (init < 0)
 		init = start_fresh(slot, &local, &t0, res->fault, sizeof(res->fault));
 	if (init < 0)
 		goto out;
+	prof_end(PROF_HANDOFF, tp);
 
 	/* The run's mount namespace, held so that init's exit does not tear it
 	 * down while the caller waits (see init_main's report). */
 	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/mnt", (int)init);
 	mntns = open(nspath, O_RDONLY | O_CLOEXEC);
+	tp = prof_begin();
 	supervise_run(init, p, res, t0, &have_status);
+	prof_end(PROF_SUPERVISE, tp);
 	status = settle_init(slot, init, mntns, have_status, res);
 	res->wall_ms = now_ms() - t0;
 	read_usage(slot, res);

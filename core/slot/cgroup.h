@@ -58,7 +58,8 @@ int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 		      char *err, size_t errlen);
 /* Between runs, with nothing in the slot cgroup: v1 reclaims what earlier
  * runs left charged to it (page cache), so that the next run's peak is its
- * own whatever ran before (memory.force_empty).  v2 resets memory.peak per
+ * own whatever ran before (memory.force_empty; not below 1 MiB, which is
+ * then the most a peak can under-report by).  v2 resets memory.peak per
  * run instead: nothing to do.  -1 with errno on failure. */
 int cgroup_slot_settle(const struct slot_cgroup *cg);
 /* Moves the calling process into the slot cgroup (v1 path; on v2 the payload

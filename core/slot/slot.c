@@ -35,7 +35,9 @@
 #include "api/config.h"
 #include "inside/inside.h"
 #include "run/sandbox.h"
+#include "slot/netns.h"
 #include "slot/slot.h"
+#include "util/prof.h"
 #include "util/util.h"
 
 #define SANDBOX_PATH "/usr/bin:/bin"
@@ -60,7 +62,6 @@ static int make_skeleton(struct slot *s, char *err, size_t errlen)
 	return 0;
 }
 
-static int make_netns(struct slot *s, char *err, size_t errlen);
 static int build_env(struct slot *s, const struct gaol_config *cfg)
 {
 	static const char *const passed[] = { "LANG", "LC_ALL", "TZ" };
@@ -92,6 +93,12 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 	memset(slot, 0, sizeof(*slot));
 	slot->ready = true;
 	slot->netns_fd = -1;
+	slot->netns_fresh_len = -1;
+	for (int i = 0; i < NETNS_WATCHED; i++)
+		slot->netns_files[i] = -1;
+	/* Only the worker's own slot reuses its network namespace: it reaps
+	 * every init that entered it before it looks (netns.c). */
+	slot->netns_reuse = lane == 0 && !cfg->netns_fresh;
 	slot->exiting_mntns = -1;
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
 		slot->cg.dir_fd[i] = slot->cg.procs_fd[i] = -1;
@@ -126,7 +133,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 	}
 	if (seccomp_policy_build(&slot->seccomp, err, errlen) < 0)
 		return -1;
-	return make_netns(slot, err, errlen);
+	return netns_make(slot, err, errlen);
 }
 
 void slot_free(struct slot *slot)
@@ -145,51 +152,8 @@ void slot_free(struct slot *slot)
 	if (slot->netns_fd >= 0)
 		close(slot->netns_fd);
 	slot->netns_fd = -1;
+	netns_free(slot);
 	cgroup_slot_close(&slot->cg);
-}
-
-/* A network namespace with only a loopback, one per run: a run's sockets,
- * its TIME_WAIT entries and the loopback's counters must not be seen by the
- * next.  Making one costs half a millisecond, so the worker makes the next
- * run's while it is idle (slot_refresh) and a run only makes its own when
- * that did not happen. */
-static int make_netns(struct slot *s, char *err, size_t errlen)
-{
-	const char *step = "open host netns";
-	int host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (host < 0)
-		goto fail;
-	step = "unshare net";
-	if (unshare(CLONE_NEWNET) < 0)
-		goto fail;
-	step = "loopback up";
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	struct ifreq ifr = { 0 };
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
-		goto fail;
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-		goto fail;
-	close(fd);
-	step = "open slot netns";
-	int ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (ns < 0)
-		goto fail;
-	if (s->netns_fd >= 0)
-		close(s->netns_fd);
-	s->netns_fd = ns;
-	s->netns_used = false;
-	step = "return to host netns";
-	if (setns(host, CLONE_NEWNET) < 0)
-		goto fail;
-	close(host);
-	return 0;
-fail:
-	snprintf(err, errlen, "sandbox: %s errno=%d", step, errno);
-	if (host >= 0)
-		close(host);
-	return -1;
 }
 
 uid_t slot_uid(const struct slot *slot)
@@ -220,9 +184,11 @@ void slot_spent(struct slot *slot)
  * with v1's older report. */
 void slot_settle(const struct slot *slot)
 {
+	long long t = prof_begin();
 	if (cgroup_slot_settle(&slot->cg) < 0)
 		fprintf(stderr, "gaol: slot %u: cgroup memory.force_empty errno=%d\n",
 			slot->index, errno);
+	prof_end(PROF_SETTLE, t);
 }
 
 int slot_refresh(struct slot *slot, char *err, size_t errlen)
@@ -232,5 +198,16 @@ int slot_refresh(struct slot *slot, char *err, size_t errlen)
 	/* A run (a judging lane's) ended since the last refresh. */
 	if (!slot->ahead)
 		slot_settle(slot);
-	return make_netns(slot, err, errlen);
+	return netns_make(slot, err, errlen);
+}
+
+int slot_renew(struct slot *slot, char *err, size_t errlen)
+{
+	if (!slot->ready || !slot->netns_used)
+		return 0;
+	if (netns_unchanged(slot)) {
+		slot->netns_used = false;
+		return 0;
+	}
+	return netns_make(slot, err, errlen);
 }

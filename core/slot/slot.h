@@ -16,6 +16,8 @@
 #include "slot/seccomp_policy.h"
 
 struct gaol_config;
+
+#define NETNS_WATCHED 7          /* files of /proc/net compared (slot/netns.c) */
 struct plan;
 
 /* A worker's slot: the identity and the cgroup its runs use. */
@@ -28,7 +30,13 @@ struct slot {
 	char state_dir[4096];    /* <state>/slot<N>: skeleton root, scratch */
 	char **envp;             /* the payload's environment (allowlist) */
 	int netns_fd;            /* the next run's loopback-only network namespace */
-	bool netns_used;         /* a run entered it: make a fresh one */
+	bool netns_used;         /* a run entered it: make a fresh one, or reuse it */
+	bool netns_reuse;        /* it may be reused when proven unchanged (netns.c) */
+	char *netns_fresh;       /* what a run could read of it when new */
+	long netns_fresh_len;    /* its length; -1: none, never reuse */
+	char *netns_now;         /* the same, read again before a reuse */
+	int netns_files[NETNS_WATCHED]; /* what is compared, opened from inside it
+				  * (-ENOENT: absent on this kernel) */
 	struct plan *ahead;      /* a sandbox built ahead of its request */
 	pid_t exiting;           /* the last run's init, exiting on its own */
 	int exiting_mntns;       /* and its mount namespace, held until idle */
@@ -44,6 +52,10 @@ void slot_free(struct slot *slot);
 /* Prepares what the next run needs fresh (its network namespace), off the
  * request's path: the worker calls it while idle.  0, or -1 with err. */
 int slot_refresh(struct slot *slot, char *err, size_t errlen);
+/* As slot_refresh, for the worker's own slot once every init that entered
+ * its network namespace is reaped: that namespace is given to the next run
+ * again when it is proven unchanged since it was new (slot/netns.h). */
+int slot_renew(struct slot *slot, char *err, size_t errlen);
 /* Between runs, with nothing in the slot's cgroup: v1 reclaims what earlier
  * runs left charged to it (cgroup_slot_settle).  Best effort, logged. */
 void slot_settle(const struct slot *slot);

@@ -390,8 +390,15 @@ def main():
         md += [old[a:b], ""]
     except (OSError, ValueError):
         pass
+    # make bench-throughput's section (tests/bench/throughput.py) is kept.
+    kept = ""
+    if os.path.exists(args.doc):
+        old = open(args.doc).read()
+        begin = old.find("<!-- bench-throughput: begin")
+        if begin >= 0:
+            kept = "\n" + old[begin:]
     with open(args.doc, "w") as fh:
-        fh.write("\n".join(md))
+        fh.write("\n".join(md) + kept)
     return 0
 
 

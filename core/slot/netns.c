@@ -1,0 +1,240 @@
+/*
+ * netns: a slot's network namespace, and when it may serve another run.
+ *
+ * Every run gets a network namespace with only a loopback.  Making one costs
+ * about half a millisecond in the worker, and the kernel's teardown of the
+ * last one (cleanup_net, in a kworker, with RCU grace periods) about as much
+ * CPU again: on a busy pool, a quarter of a run's cost.  So a worker's own
+ * slot (never a judging lane's, never with RUN_NETNS_FRESH=1) gives its
+ * namespace to the next run when it can prove that the run before left
+ * nothing in it that a run could see:
+ *
+ *   - only after that run's init is reaped: init is PID 1 of the run, so
+ *     every process that ever entered the namespace is gone, and nothing
+ *     but the worker's descriptor holds it;
+ *   - only when everything a run can read of it is byte for byte what it
+ *     was when the namespace was new (the snapshot netns_remember takes
+ *     before the first run enters it):
+ *     the count of sockets of every family (unix ones with their abstract
+ *     names included), each protocol's sockets and TIME_WAIT entries
+ *     (sockstat, sockstat6), IPv6 flow labels (which outlive their
+ *     socket), and every counter: the loopback's packets and bytes (dev)
+ *     and the protocols' (snmp, snmp6, netstat).  Equal
+ *     counters mean no packet ever crossed the
+ *     loopback, so nothing of the last run's traffic is left to learn.
+ *
+ * What else a run could change in a namespace (interfaces, routes,
+ * addresses, filters, sysctls) needs CAP_NET_ADMIN or CAP_NET_RAW in the
+ * host's user namespace, which no payload has.  Any difference, a file that
+ * cannot be read, or a snapshot over its buffer: a new namespace.  What a
+ * run can still learn is only that its namespace served an earlier run of
+ * the slot which used no network (the namespace's inode number is the same).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "api/config.h"
+#include "slot/netns.h"
+#include "slot/slot.h"
+#include "util/prof.h"
+#include "util/util.h"
+
+#define SNAPSHOT_MAX (64 << 10)
+
+/* Under /proc/self/net: what a run can read of its namespace that a run
+ * can change.  Sockets: "sockets: used" in sockstat counts every socket of
+ * every family (unix ones with their abstract names, netlink, packet, ping)
+ * until it is freed, orphans included; "tw" counts TIME_WAIT entries, which
+ * are no sockets; "inuse" each protocol's.  The socket tables themselves
+ * are not read: the kernel walks machine-wide hash tables for tcp and udp
+ * (3.4 ms for tcp here).  IPv6 flow labels outlive their socket.  The
+ * counters: the loopback's (dev) and the protocols' (snmp, snmp6,
+ * netstat; the loopback's own IPv6 ones, dev_snmp6/lo, move only with
+ * snmp6's).  Routes, addresses, filters and xfrm need CAP_NET_ADMIN;
+ * multicast memberships and conntrack entries go with their socket or need
+ * traffic, which moves the counters. */
+static const char *const watched[NETNS_WATCHED] = {
+	"sockstat", "sockstat6", "ip6_flowlabel", "dev", "snmp", "snmp6", "netstat",
+};
+
+/* sockstat and sockstat6 also show machine-wide figures, which move with
+ * the host: TCP's orphans, allocated sockets and memory, UDP's memory.
+ * Drops those (the word and its number) from text[0..len); the new length. */
+static size_t per_namespace_only(char *text, size_t len)
+{
+	static const char *const global[] = { " orphan ", " alloc ", " mem " };
+	size_t out = 0;
+	for (size_t i = 0; i < len;) {
+		size_t skip = 0;
+		for (size_t g = 0; g < N(global) && !skip; g++) {
+			size_t n = strlen(global[g]);
+			if (i + n <= len && !memcmp(text + i, global[g], n))
+				skip = n;
+		}
+		if (!skip) {
+			text[out++] = text[i++];
+			continue;
+		}
+		i += skip;
+		while (i < len && text[i] >= '0' && text[i] <= '9')
+			i++;
+	}
+	return out;
+}
+
+/* Everything watched of the slot's namespace, into buf: each file's name,
+ * then its text (or "-" when it does not exist).  The files were opened
+ * from inside the namespace, and a /proc/net file shows the namespace it
+ * was opened in, whoever reads it: read again from the start, it tells that
+ * namespace's figures now.  The length, or -1 when it does not fit or a
+ * file cannot be read. */
+static long snapshot(const int *fds, char *buf, size_t cap)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < N(watched); i++) {
+		int n = snprintf(buf + len, cap - len, "%s\n", watched[i]);
+		if (n < 0 || (size_t)n >= cap - len)
+			return -1;
+		len += (size_t)n;
+		if (fds[i] == -ENOENT) {
+			if (cap - len < 2)
+				return -1;
+			memcpy(buf + len, "-\n", 2);
+			len += 2;
+			continue;
+		}
+		if (fds[i] < 0 || lseek(fds[i], 0, SEEK_SET) < 0)
+			return -1;
+		ssize_t got;
+		size_t start = len;
+		while ((got = read(fds[i], buf + len, cap - len)) > 0)
+			len += (size_t)got;
+		if (got < 0 || len == cap)
+			return -1;
+		if (i < 2)              /* sockstat, sockstat6 */
+			len = start + per_namespace_only(buf + start, len - start);
+	}
+	return (long)len;
+}
+
+static void close_files(struct slot *s)
+{
+	for (size_t i = 0; i < N(watched); i++) {
+		if (s->netns_files[i] >= 0)
+			close(s->netns_files[i]);
+		s->netns_files[i] = -1;
+	}
+}
+
+/* The loopback up, in the namespace the worker is in now. */
+static int loopback_up(void)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq ifr = { 0 };
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	int rc = -1;
+	if (fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP;
+		rc = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* The watched files of the namespace the worker is in now, opened; the
+ * snapshot of them is taken before the namespace is first entered
+ * (netns_remember).  A file that cannot be opened: never reused. */
+static void open_files(struct slot *s)
+{
+	close_files(s);
+	s->netns_fresh_len = -1;
+	int dir = open("/proc/self/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (size_t i = 0; dir >= 0 && i < N(watched); i++) {
+		s->netns_files[i] = openat(dir, watched[i], O_RDONLY | O_CLOEXEC);
+		if (s->netns_files[i] < 0)
+			s->netns_files[i] = errno == ENOENT ? -ENOENT : -1;
+	}
+	if (dir >= 0)
+		close(dir);
+}
+
+void netns_remember(struct slot *s)
+{
+	if (!s->netns_reuse || s->netns_used || s->netns_fresh_len >= 0)
+		return;
+	if (!s->netns_fresh)
+		s->netns_fresh = malloc(SNAPSHOT_MAX);
+	if (s->netns_fresh)
+		s->netns_fresh_len = snapshot(s->netns_files, s->netns_fresh, SNAPSHOT_MAX);
+}
+
+int netns_make(struct slot *s, char *err, size_t errlen)
+{
+	long long t = prof_begin();
+	const char *step = "open host netns";
+	int host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (host < 0)
+		goto fail;
+	step = "unshare net";
+	if (unshare(CLONE_NEWNET) < 0)
+		goto fail;
+	step = "loopback up";
+	if (loopback_up() < 0)
+		goto fail;
+	step = "open slot netns";
+	int ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
+		goto fail;
+	if (s->netns_reuse)
+		open_files(s);
+	if (s->netns_fd >= 0)
+		close(s->netns_fd);
+	s->netns_fd = ns;
+	s->netns_used = false;
+	step = "return to host netns";
+	if (setns(host, CLONE_NEWNET) < 0)
+		goto fail;
+	close(host);
+	prof_end(PROF_NETNS, t);
+	return 0;
+fail:
+	snprintf(err, errlen, "sandbox: %s errno=%d", step, errno);
+	if (host >= 0)
+		close(host);
+	return -1;
+}
+
+bool netns_unchanged(struct slot *s)
+{
+	if (!s->netns_reuse || s->netns_fd < 0 || s->netns_fresh_len < 0)
+		return false;
+	long long t = prof_begin();
+	if (!s->netns_now)
+		s->netns_now = malloc(SNAPSHOT_MAX);
+	if (!s->netns_now)
+		return false;
+	long len = snapshot(s->netns_files, s->netns_now, SNAPSHOT_MAX);
+	bool same = len >= 0 && len == s->netns_fresh_len &&
+		    !memcmp(s->netns_now, s->netns_fresh, (size_t)len);
+	prof_end(PROF_NETNS_CHECK, t);
+	return same;
+}
+
+void netns_free(struct slot *s)
+{
+	free(s->netns_fresh);
+	free(s->netns_now);
+	s->netns_fresh = s->netns_now = NULL;
+	close_files(s);
+	s->netns_fresh_len = -1;
+}
