@@ -2,6 +2,9 @@
 # tests/vm/run.sh [--systemd] CMD
 # Boots Debian's stock kernel under qemu with cgroup v2 alone and runs CMD
 # as root in this checkout's directory inside it (see tests/vm/README.md);
+# CMD runs in the current directory (make runs this from the checkout's
+# top), which may be another checkout than the one holding this script:
+#   cd /work/wt/other && make all && /work/wt/vm/tests/vm/run.sh 'build/gaol-fcgi --check'
 # prints the guest's console and exits with CMD's exit status (125 when the
 # guest gave none: it failed to boot, crashed, or the guard timeout hit).
 #
@@ -13,7 +16,11 @@ mode=plain
 if [ "${1:-}" = --systemd ]; then mode=systemd; shift; fi
 [ $# -eq 1 ] && [ -n "$1" ] || { echo "usage: $0 [--systemd] CMD" >&2; exit 2; }
 cmd=$1
-repo=$(cd "$(dirname "$0")/../.." && pwd)
+vmdir=$(cd "$(dirname "$0")" && pwd)
+repo=$(pwd)
+case "$repo/" in /tmp/*|/run/*|/dev/*|/proc/*|/sys/*)
+  echo "vm: $repo is hidden in the guest (its /tmp, /run, /dev, /proc, /sys are its own)" >&2; exit 2 ;;
+esac
 build=${BUILD:-build}
 case "$build" in /*) ;; *) build=$repo/$build ;; esac
 accel=${GAOL_VM_ACCEL:-tcg}
@@ -30,10 +37,10 @@ kver=${kernel#/boot/vmlinuz-}
 # The initramfs, rebuilt when the kernel, busybox or stage 1 changes.
 mkdir -p "$build/vm"
 initrd=$build/vm/initrd-$kver.gz
-if [ ! -s "$initrd" ] || [ "$repo/tests/vm/init" -nt "$initrd" ] || \
-   [ "$repo/tests/vm/mkinitrd.sh" -nt "$initrd" ] || [ /bin/busybox -nt "$initrd" ] || \
+if [ ! -s "$initrd" ] || [ "$vmdir/init" -nt "$initrd" ] || \
+   [ "$vmdir/mkinitrd.sh" -nt "$initrd" ] || [ /bin/busybox -nt "$initrd" ] || \
    [ "/lib/modules/$kver/modules.dep" -nt "$initrd" ]; then
-  "$repo/tests/vm/mkinitrd.sh" "$kver" "$initrd"
+  "$vmdir/mkinitrd.sh" "$kver" "$initrd"
 fi
 
 # The run directory, shared writable with the guest (tag "out"): the
@@ -52,7 +59,7 @@ case "$accel" in
   *) echo "vm: GAOL_VM_ACCEL is tcg or kvm" >&2; exit 2 ;;
 esac
 append="console=ttyS0 quiet panic=-1 cgroup_no_v1=all systemd.unified_cgroup_hierarchy=1"
-append="$append gaol.stage2=$repo/tests/vm/guest.sh gaol.mode=$mode"
+append="$append gaol.stage2=$vmdir/guest.sh gaol.mode=$mode"
 
 qpid=
 cleanup() {
