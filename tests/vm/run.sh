@@ -10,7 +10,12 @@
 #
 # Environment: BUILD (default build), GAOL_VM_ACCEL (tcg, the default, or
 # kvm), GAOL_VM_MEM (MiB, default 3072), GAOL_VM_CPUS (default 2),
-# GAOL_VM_TIMEOUT (seconds for the whole VM, default 1800).
+# GAOL_VM_TIMEOUT (seconds for the whole VM, default 1800), GAOL_VM_LANGS
+# (the languages the guest's langs/ keeps, default "python c cpp js"; "all"
+# keeps every one).  The others are hidden from the guest by overlayfs
+# whiteouts (tests/vm/init), not deleted: under TCG, gaol's start-up
+# probes of 19 toolchains side by side (JVMs, .NET) outlast its 10 s
+# per-probe timeout, and every stack a test starts would pay for them.
 set -eu
 mode=plain
 if [ "${1:-}" = --systemd ]; then mode=systemd; shift; fi
@@ -53,6 +58,22 @@ printf '%s\n' "$cmd" > "$run/cmd-line"
   [ -n "${BUILD:-}" ] && printf "export BUILD='%s'\n" "$BUILD"
   printf '%s\n' "$cmd"; } > "$run/cmd"
 
+# The languages hidden from the guest (see GAOL_VM_LANGS above).
+keep=${GAOL_VM_LANGS:-python c cpp js}
+hide=
+if [ "$keep" != all ] && [ -d "$repo/langs" ]; then
+  for s in $keep; do
+    [ -f "$repo/langs/$s/lang.json" ] || { echo "vm: GAOL_VM_LANGS: no langs/$s" >&2; exit 2; }
+  done
+  for d in "$repo"/langs/*/lang.json; do
+    s=$(basename "$(dirname "$d")")
+    case " $keep " in *" $s "*) ;; *) hide="$hide $s" ;; esac
+  done
+fi
+hide=${hide# }
+{ [ -n "$hide" ] && printf "export GAOL_VM_LANGS='%s' GAOL_VM_LANGS_HIDDEN='%s'\n" "$keep" "$hide"
+  cat "$run/cmd"; } > "$run/cmd.tmp" && mv "$run/cmd.tmp" "$run/cmd"
+
 case "$accel" in
   kvm) accel_opts="-accel kvm -cpu host" ;;
   tcg) accel_opts="-accel tcg,thread=multi -cpu max" ;;
@@ -60,6 +81,7 @@ case "$accel" in
 esac
 append="console=ttyS0 quiet panic=-1 cgroup_no_v1=all systemd.unified_cgroup_hierarchy=1"
 append="$append gaol.stage2=$vmdir/guest.sh gaol.mode=$mode"
+[ -n "$hide" ] && append="$append gaol.hide=$repo/langs:$(echo "$hide" | tr ' ' ,)"
 
 qpid=
 cleanup() {
@@ -86,7 +108,7 @@ qpid=
 secs=$(( $(date +%s) - start ))
 if [ -s "$run/status" ]; then
   status=$(cat "$run/status")
-  echo "== vm: $mode, $accel, ${secs} s; exit status $status (log: $run/console.log)"
+  echo "== vm: $mode, $accel, ${secs} s${hide:+, langs hidden: $hide}; exit status $status (log: $run/console.log)"
   exit "$status"
 fi
 echo "== vm: $mode, $accel, ${secs} s; the guest gave no exit status (crashed, or the ${limit} s guard hit); log: $run/console.log" >&2

@@ -62,7 +62,8 @@ def other_language(item, others):
 
 def pytest_collection_modifyitems(session, config, items):
     keep = set(os.environ.get("GAOL_VM_LANGS", "python c cpp js").split())
-    others = _slugs() - keep
+    # The languages tests/vm/run.sh hid from the guest's langs/ count too.
+    others = (_slugs() | set(os.environ.get("GAOL_VM_LANGS_HIDDEN", "").split())) - keep
     timing = _timing_bound()
     selected, dropped, by_lang = [], [], {}
     for item in items:
