@@ -8,7 +8,7 @@
 # environment (the checkout's directory; PATH without /root; HOME on a
 # tmpfs), writes its exit status to the run directory, and powers off.
 # With gaol.mode=systemd on the kernel command line it hands over to
-# systemd instead (tests/vm/systemd.sh).
+# tests/vm/systemd.sh at once instead, which starts systemd as PID 1.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 here=$(dirname "$0")
 
@@ -19,6 +19,13 @@ die() {
 }
 
 mount -t proc -o nosuid,nodev,noexec proc /proc || die "mount /proc"
+mode=plain
+for a in $(cat /proc/cmdline); do
+  case "$a" in gaol.mode=*) mode=${a#gaol.mode=} ;; esac
+done
+if [ "$mode" = systemd ]; then
+  exec "$here/systemd.sh"
+fi
 mount -t sysfs -o nosuid,nodev,noexec sysfs /sys || die "mount /sys"
 mount -t cgroup2 -o nosuid,nodev,noexec cgroup2 /sys/fs/cgroup || die "mount cgroup2"
 mount -t devtmpfs -o nosuid,mode=0755 devtmpfs /dev || die "mount /dev"
@@ -37,21 +44,12 @@ modprobe -q virtio_rng 2>/dev/null
 # The console is a serial line: no CR before each LF in what the host logs.
 stty -onlcr 2>/dev/null
 
-mode=plain
-for a in $(cat /proc/cmdline); do
-  case "$a" in gaol.mode=*) mode=${a#gaol.mode=} ;; esac
-done
-
 echo "== vm: kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo) MiB, booted in $(cut -d' ' -f1 /proc/uptime) s"
 echo "== vm: cgroup mounts:"
 grep -E ' cgroup2? ' /proc/mounts | sed 's/^/   /'
 echo "== vm: /sys/fs/cgroup/cgroup.controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
 echo "== vm: /sys/fs/cgroup/cgroup.subtree_control: $(cat /sys/fs/cgroup/cgroup.subtree_control)"
 echo "== vm: /proc/self/cgroup: $(cat /proc/self/cgroup)"
-
-if [ "$mode" = systemd ]; then
-  exec "$here/systemd.sh"
-fi
 
 echo "== vm: running: $(cat /run/vm-out/cmd-line)"
 env -i PATH="$PATH" HOME=/run/vm-home LANG=C.UTF-8 TERM=dumb GAOL_VM=1 \

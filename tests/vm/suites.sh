@@ -16,11 +16,14 @@ set -u
 BUILD=${BUILD:-build}
 export BUILD
 export PYTHONPATH="$PWD/tests/vm${PYTHONPATH:+:$PYTHONPATH}"
-PYTEST="/usr/bin/python3 -m pytest -p no:cacheprovider -p vm_select -q -rfE"
+PYTEST="/usr/bin/python3 -m pytest -p no:cacheprovider -p vm_select -q -rfEs --durations=15"
 log=/run/vm-out
 summary=$(mktemp)
 failed=0
 t0=$(date +%s)
+# The kernel's OOM reports (the tests provoke them) stay in dmesg, off the
+# console, where they would cut into pytest's lines.
+dmesg -n 1
 
 # suite NAME COMMAND...: runs it, its output also in $log/NAME.log.
 suite() {
