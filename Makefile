@@ -253,7 +253,7 @@ vm: deps-build deps-vm
 	BUILD=$(BUILD) tests/vm/run.sh "$$CMD"
 test-vm: deps-test deps-vm
 	$(MAKE) all $(BUILD)/unit-tests
-	BUILD=$(BUILD) tests/vm/run.sh 'tests/vm/suites.sh'
+	BUILD=$(BUILD) GAOL_VM_TIMEOUT=$${GAOL_VM_TIMEOUT:-3600} tests/vm/run.sh 'tests/vm/suites.sh'
 test-vm-systemd: deps deps-vm
 	$(MAKE) all
 	BUILD=$(BUILD) tests/vm/run.sh --systemd 'tests/vm/systemd-check.sh'

@@ -6,17 +6,19 @@
 #   make all             up to date (the host built it; the guest checks)
 #   gaol-fcgi --check    the v2 host's start-up report
 #   unit                 build/unit-tests
+#   isolation            tests/isolation, all of it
 #   integration          tests/integration for GAOL_VM_LANGS (python c cpp
 #                        js by default; tests/vm/vm_select.py deselects the
 #                        other languages' tests and tests/vm/timing-bound.txt),
 #                        test_zz_host_left_clean.py included (it runs last
 #                        in that session, which it checks)
-#   isolation            tests/isolation, all of it
+# pytest -v: each test's result is in the log as it ends (a guard timeout
+# still leaves the names of the failures).
 set -u
 BUILD=${BUILD:-build}
 export BUILD
 export PYTHONPATH="$PWD/tests/vm${PYTHONPATH:+:$PYTHONPATH}"
-PYTEST="/usr/bin/python3 -m pytest -p no:cacheprovider -p vm_select -q -rfEs --durations=15"
+PYTEST="/usr/bin/python3 -m pytest -p no:cacheprovider -p vm_select -v -rfEs --durations=15"
 log=/run/vm-out
 summary=$(mktemp)
 failed=0
@@ -44,9 +46,8 @@ suite() {
 suite build make all
 suite check "$BUILD/gaol-fcgi" --check
 suite unit env GAOL_LANGS_DIR="$PWD/langs" "$BUILD/unit-tests"
-suite integration $PYTEST tests/integration
-grep -E 'test_zz_host_left_clean' "$log/integration.log" | head -n 5
 suite isolation $PYTEST tests/isolation
+suite integration $PYTEST tests/integration
 
 echo
 echo "==== test-vm: kernel $(uname -r), cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"

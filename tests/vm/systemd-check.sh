@@ -75,8 +75,8 @@ r = json.load(open(sys.argv[1]))
 assert sys.argv[2] == "200" and r["exit_code"] == 0, r
 values = [rec["value"] for rec in json.loads(r["stdout"]) if rec["type"] == "result"]
 assert values == [3, 7], r
-print("vm-systemd: /run answer: exit_code %s, time %s, memory_peak_kb %s, oom_killed %s"
-      % (r["exit_code"], r.get("time"), r.get("memory_peak_kb"), r.get("oom_killed")))
+print("vm-systemd: /run answer: exit_code %s, cpu_ms %s, memory_peak_kb %s, oom_killed %s"
+      % (r["exit_code"], r.get("cpu_ms"), r.get("memory_peak_kb"), r.get("oom_killed")))
 PY
   ok "$start: POST /run (python) through nginx: 200, exit 0, results 3 and 7"
   systemctl stop "$start" "$pool" || fail "systemctl stop $start $pool"
