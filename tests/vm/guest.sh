@@ -2,7 +2,7 @@
 # Stage 2, in the guest's root (the host's / over 9p under a writable
 # overlay; see tests/vm/README.md).  Runs as PID 1 with nothing mounted:
 # mounts what a booted Debian has (cgroup2 alone at /sys/fs/cgroup), names
-# the host, brings up lo, mounts the run directory the host shared (tag
+# the host, brings up lo and an address on qemu's (restricted) user network, mounts the run directory the host shared (tag
 # "out": its cmd file, and where the exit status goes), prints the kernel
 # and the cgroup layout, then runs that cmd file as root in a clean
 # environment (the checkout's directory; PATH without /root; HOME on a
@@ -40,6 +40,14 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=none out /run/vm
   || die "mount 9p out"
 hostname gaol-vm
 ip link set lo up || die "lo up"
+# A non-loopback address, as every host has (the isolation tests try to
+# reach it from inside a run): qemu's user network, restricted (no way out
+# of the VM), on virtio-net, its first interface.
+modprobe -q virtio_net || die "modprobe virtio_net"
+nic=$(ls /sys/class/net | grep -v '^lo$' | head -n 1)
+[ -n "$nic" ] || die "no network interface"
+ip link set "$nic" up && ip addr add 10.0.2.15/24 dev "$nic" && ip route add default via 10.0.2.2 \
+  || die "network on $nic"
 modprobe -q virtio_rng 2>/dev/null
 # The console is a serial line: no CR before each LF in what the host logs.
 stty -onlcr 2>/dev/null

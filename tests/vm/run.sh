@@ -104,6 +104,7 @@ timeout -k 10 "$limit" qemu-system-x86_64 $accel_opts -m "$mem" -smp "$cpus" \
   -chardev "stdio,id=con,signal=off,logfile=$run/console.log" -serial chardev:con \
   -kernel "$kernel" -initrd "$initrd" -append "$append" \
   -device virtio-rng-pci \
+  -netdev user,id=net0,restrict=on -device virtio-net-pci,netdev=net0 \
   -fsdev local,id=host,path=/,security_model=none,readonly=on,multidevs=remap \
   -device virtio-9p-pci,fsdev=host,mount_tag=host \
   -fsdev "local,id=out,path=$run,security_model=none" \
