@@ -74,7 +74,7 @@ DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
 .PHONY: all deps-check version FORCE deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
         man-lint style isolation bench bench-langs bench-throughput profile install install-files deb deps-package test-package clean prepare san-reset san-check fuzz fuzz-smoke \
-        fuzz-build fuzz-merge soak mini-soak test-cluster
+        fuzz-build fuzz-merge soak mini-soak test-cluster deps-vm vm test-vm test-vm-systemd
 all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run prepare
 
 # Heavy per-language work done once, into the read-only language directories:
@@ -252,6 +252,32 @@ bench-throughput: deps-bench
 # gaol-run --repeat printing where a worker's cycle goes (core/util/prof.h).
 profile:
 	$(MAKE) BUILD=$(BUILD)/prof CFLAGS='$(CFLAGS) -DGAOL_PROFILE' $(BUILD)/prof/gaol-run
+
+# ---------------------------------------------------------------- the v2 VM
+# Debian 12's stock kernel (linux-image-amd64) under qemu with cgroup v2
+# alone, this checkout at the same path inside (the host's / read-only over
+# 9p, a writable overlay on it); see tests/vm/README.md.  The host builds
+# first: the guest runs the host's userland, so the binaries run inside.
+#   make vm CMD='build/gaol-fcgi --check'   one command, as root in this
+#                      directory; its output and its exit status
+#   make test-vm       the suites inside one VM (tests/vm/suites.sh)
+#   make test-vm-systemd  systemd as PID 1, gaol.service and gaol.socket
+#                      started by systemctl (tests/vm/systemd.sh)
+# GAOL_VM_ACCEL=kvm tries KVM (default tcg), GAOL_VM_MEM (MiB, 3072),
+# GAOL_VM_TIMEOUT (seconds, guard on the whole VM).
+DEPS_VM := qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
+deps-vm:
+	$(call apt_missing,$(DEPS_VM))
+vm: deps-build deps-vm
+	@[ -n "$$CMD" ] || { echo "usage: make vm CMD='build/gaol-fcgi --check'" >&2; exit 2; }
+	$(MAKE) all
+	BUILD=$(BUILD) tests/vm/run.sh "$$CMD"
+test-vm: deps-test deps-vm
+	$(MAKE) all $(BUILD)/unit-tests
+	BUILD=$(BUILD) GAOL_VM_TIMEOUT=$${GAOL_VM_TIMEOUT:-3600} tests/vm/run.sh 'tests/vm/suites.sh'
+test-vm-systemd: deps deps-vm
+	$(MAKE) all
+	BUILD=$(BUILD) tests/vm/run.sh --systemd 'tests/vm/systemd-check.sh'
 
 # ---------------------------------------------------------------- fuzzing
 # libFuzzer targets (tests/fuzz/fuzz_<name>.c) over the engine's parsers,

@@ -1,0 +1,57 @@
+#!/bin/sh
+# tests/vm/suites.sh: what `make test-vm` runs inside the VM (as root, in
+# the checkout's directory; tests/vm/README.md).  Every suite runs even
+# when one before it failed; at the end a table of each suite's result,
+# counts and time; the exit status is 1 when any failed.
+#   make all             up to date (the host built it; the guest checks)
+#   gaol-fcgi --check    the v2 host's start-up report
+#   unit                 build/unit-tests
+#   isolation            tests/isolation, all of it
+#   integration          tests/integration for GAOL_VM_LANGS (python c cpp
+#                        js by default; tests/vm/vm_select.py deselects the
+#                        other languages' tests and tests/vm/timing-bound.txt),
+#                        test_zz_host_left_clean.py included (it runs last
+#                        in that session, which it checks)
+# pytest -v: each test's result is in the log as it ends (a guard timeout
+# still leaves the names of the failures).
+set -u
+BUILD=${BUILD:-build}
+export BUILD
+export PYTHONPATH="$PWD/tests/vm${PYTHONPATH:+:$PYTHONPATH}"
+PYTEST="/usr/bin/python3 -m pytest -p no:cacheprovider -p vm_select -v -rfEs --durations=15"
+log=/run/vm-out
+summary=$(mktemp)
+failed=0
+t0=$(date +%s)
+# The kernel's OOM reports (the tests provoke them) stay in dmesg, off the
+# console, where they would cut into pytest's lines.
+dmesg -n 1
+
+# suite NAME COMMAND...: runs it, its output also in $log/NAME.log.
+suite() {
+  name=$1; shift
+  echo; echo "==== $name: $*"
+  start=$(date +%s)
+  "$@" > "$log/$name.log" 2>&1 &
+  pid=$!
+  tail -n +1 -f --pid=$pid "$log/$name.log" 2>/dev/null
+  wait $pid; rc=$?
+  secs=$(( $(date +%s) - start ))
+  counts=$(grep -E '^(=+ )?[0-9]+ (passed|failed|error|skipped|deselected)|^[0-9]+%: Checks' "$log/$name.log" \
+           | tail -n 1 | sed 's/=//g; s/^ *//; s/ *$//')
+  if [ $rc -eq 0 ]; then res=ok; else res="FAILED($rc)"; failed=1; fi
+  printf '%-12s %-10s %5ss  %s\n' "$name" "$res" "$secs" "$counts" >> "$summary"
+}
+
+suite build make all
+suite check "$BUILD/gaol-fcgi" --check
+suite unit env GAOL_LANGS_DIR="$PWD/langs" "$BUILD/unit-tests"
+suite isolation $PYTEST tests/isolation
+suite integration $PYTEST tests/integration
+
+echo
+echo "==== test-vm: kernel $(uname -r), cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
+cat "$summary"
+echo "total: $(( $(date +%s) - t0 )) s inside the VM"
+rm -f "$summary"
+exit $failed
