@@ -280,7 +280,9 @@ void cg2_kill_and_wait(int dirfd)
  * last run's init exiting. */
 void cg2_sweep_leaves(int slotfd, const char *keep)
 {
-	int fd = dup(slotfd);
+	/* A descriptor of its own: a dup() would share the offset, and the
+	 * second sweep would start where the first ended. */
+	int fd = openat(slotfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	if (!d) {
 		if (fd >= 0)

@@ -276,13 +276,14 @@ def slot_state_dirs(uid_lo, uid_hi):
 
 
 def slot_cgroup_dirs(uid_lo, uid_hi):
-    """The slot cgroups of our UIDs, on every hierarchy (v1) or the unified one."""
+    """The slot cgroups of our UIDs (judging lanes' uid<N>-<k> included), on
+    every hierarchy (v1) or the unified one."""
     dirs = []
     for uid in range(uid_lo, uid_hi):
-        name = "uid%d" % uid
-        for pattern in ("/sys/fs/cgroup/*/gaol/" + name, "/sys/fs/cgroup/*/**/gaol/" + name,
-                        "/sys/fs/cgroup/gaol/" + name, "/sys/fs/cgroup/**/gaol/" + name):
-            dirs.extend(glob.glob(pattern, recursive=True))
+        for name in ("uid%d" % uid, "uid%d-*" % uid):
+            for pattern in ("/sys/fs/cgroup/*/gaol/" + name, "/sys/fs/cgroup/*/**/gaol/" + name,
+                            "/sys/fs/cgroup/gaol/" + name, "/sys/fs/cgroup/**/gaol/" + name):
+                dirs.extend(glob.glob(pattern, recursive=True))
     return sorted(set(dirs))
 
 
