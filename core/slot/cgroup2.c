@@ -171,7 +171,14 @@ int cg2_service_prepare(char *err, size_t errlen)
 		snprintf(err, errlen, "cgroup v2: open %s errno=%d", dir, errno);
 		return -1;
 	}
+	/* What the parent offers is checked before anything moves. */
+	char list[512], missing[64];
 	int rc = -1;
+	if (cg_read_text(dfd, "cgroup.controllers", list, sizeof(list)) == 0 &&
+	    cg2_missing_controller(list, missing, sizeof(missing)) < 0) {
+		rc = cg2_delegate(dfd, dir, err, errlen);     /* names them */
+		goto out;
+	}
 	if (!is_root(dfd)) {
 		char self[512];
 		if (cgroup_own_path("", self, sizeof(self)) == 0 && strcmp(self, own) != 0) {
