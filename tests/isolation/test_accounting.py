@@ -141,7 +141,7 @@ while True:
         os._exit(0)
     n += 1
 time.sleep(60)
-""", timeout="3s", http_timeout=15)
+""", timeout="10s", http_timeout=30)
     assert run.status == 200, run
     assert "STOPPED" in run.stdout, run
     n = int(run.stdout.split("STOPPED ")[1].split()[0])
