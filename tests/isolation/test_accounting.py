@@ -51,10 +51,12 @@ def test_a_program_that_touches_100_mb_reports_its_peak_within_10_percent(servic
 
 def test_half_a_second_of_cpu_is_reported_within_20_percent(service):
     """cpu_ms is the run's CPU time: the program's own count of it (0.5 s of
-    spinning plus its start), within 20 %."""
+    spinning plus its interpreter's start, which under qemu's emulation
+    alone can take more than a second), within 20 %."""
     run = py(service, """
 import os
-while sum(os.times()[:2]) < 0.5:
+start = sum(os.times()[:2])
+while sum(os.times()[:2]) - start < 0.5:
     pass
 own = sum(os.times()[:2])
 os.write(1, b"CPU %d\\n" % int(own * 1000))
@@ -67,8 +69,6 @@ result = own
     assert run["cpu_ms"] >= 500, run
     assert abs(run["cpu_ms"] - own_ms) <= 0.20 * own_ms, \
         "cpu_ms %d against the program's %.0f ms" % (run["cpu_ms"], own_ms)
-    assert abs(run["cpu_ms"] - 500) <= 0.20 * 500 + 100, \
-        "0.5 s of spinning reported as %d ms" % run["cpu_ms"]
 
 
 ALLOCATE = """
