@@ -86,10 +86,17 @@ static pid_t spawn_init(struct slot *s, struct plan *p)
 			      CLONE_NEWUTS;
 	pid_t pid;
 	if (s->cg.version == 2) {
+		/* A fresh leaf per run: its peak, CPU and OOM kills are its own. */
+		char why[192];
+		int leaf = cgroup_run_leaf(&s->cg, why, sizeof(why));
+		if (leaf < 0) {
+			fprintf(stderr, "gaol: %s\n", why);
+			return -1;
+		}
 		struct clone_args args = {
 			.flags = flags | CLONE_INTO_CGROUP,
 			.exit_signal = SIGCHLD,
-			.cgroup = (uint64_t)s->cg.dir_fd[0],
+			.cgroup = (uint64_t)leaf,
 		};
 		pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 	} else {
@@ -364,6 +371,7 @@ static void reap_exiting(struct slot *slot)
 	if (slot->exiting_mntns >= 0)
 		close(slot->exiting_mntns);
 	slot->exiting_mntns = -1;
+	cgroup_run_end(&slot->cg);      /* v2: the finished run's leaf goes */
 }
 
 void sandbox_release(struct slot *slot)
@@ -507,6 +515,11 @@ static void read_usage(struct slot *slot, struct sandbox_result *res)
 	res->memory_peak_kb = u.memory_peak_kb;
 	if (u.limit_hit && res->maxrss_kb > res->memory_peak_kb)
 		res->memory_peak_kb = res->maxrss_kb;
+	/* v2 before Linux 5.19 has no memory.peak (docs/api.md): the limit
+	 * when the run met it, else the largest RSS of its processes. */
+	if (u.peak_unknown)
+		res->memory_peak_kb = u.limit_hit ? (long)(slot->cg.mem_limit / 1024)
+			: res->maxrss_kb > 0 ? res->maxrss_kb : -1;
 	res->oom_killed = u.oom_killed;
 }
 

@@ -16,11 +16,11 @@
  * emptied between runs, while the worker is idle (memory.force_empty), and
  * the peak is max_usage less the little the run's init holds at the start.
  *
- * v2: one directory.  The payload's PID 1 is cloned straight into it
- * (CLONE_INTO_CGROUP), memory.peak is reset through its own descriptor
- * (Linux 6.12) and CPU time and OOM kills are differences of cpu.stat and
- * memory.events.  Where the test host is hybrid (v1 controllers), this path
- * is unit-tested against the kernel's formats only.
+ * v2: a leaf per run under the slot's cgroup (cgroup2.c has the tree and
+ * why).  The payload's PID 1 is cloned straight into it (CLONE_INTO_CGROUP);
+ * CPU time, OOM kills and the peak are the leaf's own, less what the init
+ * of a sandbox built ahead charged before the request (as on v1).  Before
+ * Linux 5.19 there is no memory.peak: sandbox.c's fallback (docs/api.md).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +35,7 @@
 #include <libcgroup.h>
 
 #include "slot/cgroup.h"
+#include "slot/cgroup_internal.h"
 #include "slot/pool.h"
 #include "util/util.h"
 
@@ -49,7 +50,7 @@ static int cg_version(void)
 	return file_contains("/sys/fs/cgroup/cgroup.controllers", "memory") ? 2 : 1;
 }
 
-static int read_text(int dirfd, const char *file, char *buf, size_t len)
+int cg_read_text(int dirfd, const char *file, char *buf, size_t len)
 {
 	int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -65,7 +66,7 @@ static int read_text(int dirfd, const char *file, char *buf, size_t len)
 	return 0;
 }
 
-static int write_text(int dirfd, const char *file, const char *text)
+int cg_write_text(int dirfd, const char *file, const char *text)
 {
 	int fd = openat(dirfd, file, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -80,17 +81,17 @@ static int write_text(int dirfd, const char *file, const char *text)
 	return 0;
 }
 
-static int write_u64(int dirfd, const char *file, unsigned long long v)
+int cg_write_u64(int dirfd, const char *file, unsigned long long v)
 {
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%llu", v);
-	return write_text(dirfd, file, buf);
+	return cg_write_text(dirfd, file, buf);
 }
 
-static int read_u64(int dirfd, const char *file, unsigned long long *v)
+int cg_read_u64(int dirfd, const char *file, unsigned long long *v)
 {
 	char buf[64];
-	if (read_text(dirfd, file, buf, sizeof(buf)) < 0)
+	if (cg_read_text(dirfd, file, buf, sizeof(buf)) < 0)
 		return -1;
 	char *end;
 	errno = 0;
@@ -134,41 +135,64 @@ int cg_parse_v1_oom_control(const char *text, unsigned long long *oom_kills)
 	return parse_keyed(text, "oom_kill", oom_kills);
 }
 
+/* A line is "<id>:<controllers>:<path>"; v2's is "0::<path>". */
+int cg_parse_proc_cgroup(const char *text, const char *controller, char *out, size_t len)
+{
+	for (const char *line = text; line && *line; ) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		const char *c1 = memchr(line, ':', n);
+		const char *c2 = c1 ? memchr(c1 + 1, ':', n - (size_t)(c1 + 1 - line)) : NULL;
+		if (c2) {
+			size_t clen = (size_t)(c2 - c1 - 1);
+			bool match;
+			if (!*controller) {
+				match = c1 - line == 1 && line[0] == '0' && clen == 0;
+			} else {
+				size_t want = strlen(controller);
+				match = false;
+				for (const char *t = c1 + 1; t < c2; ) {
+					const char *comma = memchr(t, ',', (size_t)(c2 - t));
+					const char *te = comma ? comma : c2;
+					if ((size_t)(te - t) == want && !strncmp(t, controller, want))
+						match = true;
+					t = te + 1;
+				}
+			}
+			if (match) {
+				const char *path = c2 + 1;
+				const char *end = line + n;
+				while (path < end && *path == '/')
+					path++;
+				snprintf(out, len, "%.*s", (int)(end - path), path);
+				return 0;
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return -1;
+}
+
 /* The service's own cgroup for a controller ("" for v2's unified one), as
- * a path relative to the hierarchy's root, without leading slash. */
+ * a path relative to the hierarchy's root, without leading slash.  (Before
+ * cg_parse_proc_cgroup, v2's "0::/..." line was never matched: "0:" was
+ * compared with "0", and gaol could not start on a v2-only host.) */
 int cgroup_own_path(const char *controller, char *out, size_t len)
 {
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	if (!f)
+	char text[4096];
+	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	char line[1024];
-	int rc = -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *ctrls = strchr(line, ':');
-		char *path = ctrls ? strchr(ctrls + 1, ':') : NULL;
-		if (!path)
-			continue;
-		*path++ = 0;
-		ctrls++;
-		path[strcspn(path, "\n")] = 0;
-		int match = 0;
-		if (!*controller) {
-			match = !strcmp(line, "0") && !*ctrls;
-		} else {
-			for (char *tok = strtok(ctrls, ","); tok; tok = strtok(NULL, ","))
-				if (!strcmp(tok, controller))
-					match = 1;
-		}
-		if (match) {
-			while (*path == '/')
-				path++;
-			snprintf(out, len, "%s", path);
-			rc = 0;
-			break;
-		}
+	ssize_t n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	text[n] = 0;
+	if (cg_parse_proc_cgroup(text, controller, out, len) < 0) {
+		errno = ENOENT;
+		return -1;
 	}
-	fclose(f);
-	return rc;
+	return 0;
 }
 
 static int mount_point(const char *controller, char *out, size_t len)
@@ -193,39 +217,10 @@ int cgroup_service_prepare(int *version, char *err, size_t errlen)
 	if (v == 1)
 		return 0;
 
-	/* v2: a cgroup with processes cannot enable controllers for its
-	 * children.  Move the service into <own>/supervisor, then delegate. */
-	char own[512], dir[1024];
-	if (cgroup_own_path("", own, sizeof(own)) < 0) {
-		snprintf(err, errlen, "cgroup: own v2 cgroup errno=%d", errno);
-		return -1;
-	}
-	snprintf(dir, sizeof(dir), "/sys/fs/cgroup/%s", own);
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		snprintf(err, errlen, "cgroup: open %s errno=%d", dir, errno);
-		return -1;
-	}
-	const char *step = "mkdir supervisor";
-	if (mkdirat(dfd, "supervisor", 0755) < 0 && errno != EEXIST)
-		goto fail;
-	char pid[32];
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	step = "join supervisor";
-	if (write_text(dfd, "supervisor/cgroup.procs", pid) < 0)
-		goto fail;
-	step = "subtree_control";
-	if (write_text(dfd, "cgroup.subtree_control", "+memory +pids +cpu") < 0)
-		goto fail;
-	close(dfd);
-	return 0;
-fail:
-	snprintf(err, errlen, "cgroup: %s in %s errno=%d", step, dir, errno);
-	close(dfd);
-	return -1;
+	return cg2_service_prepare(err, errlen);
 }
 
-/* Creates <base>/<slot_name> for the given controllers with libcgroup and
+/* v1: creates <base>/<slot_name> for one controller with libcgroup and
  * opens its directory.  slot_name is <instance>/<slot> (GAOL_INSTANCE), so
  * the instances on one machine each have a parent of their own. */
 static int create(const char *controller, const char *base, const char *slot_name,
@@ -239,27 +234,18 @@ static int create(const char *controller, const char *base, const char *slot_nam
 		snprintf(err, errlen, "cgroup: new %s failed", name);
 		return -1;
 	}
-	const char *ctrls[3] = { controller, NULL, NULL };
-	if (!controller) {     /* v2: one cgroup, every controller we use */
-		ctrls[0] = "memory";
-		ctrls[1] = "pids";
-		ctrls[2] = "cpu";
-	}
-	int rc = 0;
-	for (int i = 0; i < 3 && ctrls[i] && !rc; i++)
-		if (!cgroup_add_controller(cg, ctrls[i]))
-			rc = ECGFAIL;
+	int rc = cgroup_add_controller(cg, controller) ? 0 : ECGFAIL;
 	if (!rc)
 		rc = cgroup_create_cgroup(cg, 0);
 	cgroup_free(&cg);
 	if (rc) {
-		snprintf(err, errlen, "cgroup: create %s (%s): %s", name,
-			 controller ? controller : "v2", cgroup_strerror(rc));
+		snprintf(err, errlen, "cgroup: create %s (%s): %s", name, controller,
+			 cgroup_strerror(rc));
 		return -1;
 	}
 	char mp[512];
-	if (mount_point(ctrls[0], mp, sizeof(mp)) < 0) {
-		snprintf(err, errlen, "cgroup: no mount point for %s", ctrls[0]);
+	if (mount_point(controller, mp, sizeof(mp)) < 0) {
+		snprintf(err, errlen, "cgroup: no mount point for %s", controller);
 		return -1;
 	}
 	snprintf(path, plen, "%s/%s", mp, name);
@@ -275,30 +261,18 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 	memset(cg, 0, sizeof(*cg));
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
 		cg->dir_fd[i] = cg->procs_fd[i] = -1;
-	cg->peak_fd = -1;
+	cg->peak_fd = cg->run_fd = -1;
 	cg->version = version;
 	if (cg->version == 2) {
-		char own[512];
-		if (cgroup_own_path("", own, sizeof(own)) < 0) {
-			snprintf(err, errlen, "cgroup: own v2 cgroup errno=%d", errno);
-			return -1;
-		}
-		/* own is <service>/supervisor now: slots are its siblings. */
-		char *last = strrchr(own, '/');
-		if (last && !strcmp(last + 1, "supervisor"))
-			*last = 0;
-		else if (!strcmp(own, "supervisor"))
-			own[0] = 0;
-		int fd = create(NULL, own, slot_name, cg->path[0], sizeof(cg->path[0]),
-				err, errlen);
+		int fd = cg2_slot_create(cg, slot_name, err, errlen);
 		if (fd < 0)
 			return -1;
 		for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
 			cg->dir_fd[i] = fd;
-		if (write_text(fd, "memory.swap.max", "0") < 0 ||
-		    write_text(fd, "memory.oom.group", "1") < 0 ||
-		    write_u64(fd, "pids.max", CG_PIDS_MAX) < 0 ||
-		    write_text(fd, "cpu.weight", "100") < 0) {
+		/* The limits are the leaves' (cg2_leaf_open); the slot's pids.max
+		 * is a second wall, as on v1. */
+		if (cg_write_u64(fd, "pids.max", CG_PIDS_MAX) < 0 ||
+		    cg_write_text(fd, "cpu.weight", "100") < 0) {
 			snprintf(err, errlen, "cgroup: configure %s errno=%d",
 				 cg->path[0], errno);
 			return -1;
@@ -349,9 +323,9 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 	if (mount_point("cpuset", mpath, sizeof(mpath)) == 0 && strrchr(mpath, '/'))
 		snprintf(cg->hierarchy[cg->n_hierarchies++], sizeof(cg->hierarchy[0]), "%s",
 			 strrchr(mpath, '/') + 1);
-	if (write_text(cg->dir_fd[CG_CPU], "cpu.shares", "1024") < 0 ||
-	    write_u64(cg->dir_fd[CG_PIDS], "pids.max", CG_PIDS_MAX) < 0 ||
-	    write_text(cg->dir_fd[CG_MEMORY], "memory.swappiness", "0") < 0) {
+	if (cg_write_text(cg->dir_fd[CG_CPU], "cpu.shares", "1024") < 0 ||
+	    cg_write_u64(cg->dir_fd[CG_PIDS], "pids.max", CG_PIDS_MAX) < 0 ||
+	    cg_write_text(cg->dir_fd[CG_MEMORY], "memory.swappiness", "0") < 0) {
 		snprintf(err, errlen, "cgroup: configure %s errno=%d",
 			 cg->path[CG_CPU], errno);
 		return -1;
@@ -367,18 +341,18 @@ static int set_v1_memory(struct slot_cgroup *cg, unsigned long long bytes)
 {
 	int fd = cg->dir_fd[CG_MEMORY];
 	unsigned long long now;
-	if (read_u64(fd, "memory.limit_in_bytes", &now) < 0)
+	if (cg_read_u64(fd, "memory.limit_in_bytes", &now) < 0)
 		return -1;
 	if (now == bytes)
 		return 0;
 	int has_memsw = faccessat(fd, "memory.memsw.limit_in_bytes", F_OK, 0) == 0;
 	if (has_memsw && bytes > now &&
-	    write_u64(fd, "memory.memsw.limit_in_bytes", bytes) < 0)
+	    cg_write_u64(fd, "memory.memsw.limit_in_bytes", bytes) < 0)
 		return -1;
-	if (write_u64(fd, "memory.limit_in_bytes", bytes) < 0)
+	if (cg_write_u64(fd, "memory.limit_in_bytes", bytes) < 0)
 		return -1;
 	if (has_memsw && bytes < now &&
-	    write_u64(fd, "memory.memsw.limit_in_bytes", bytes) < 0)
+	    cg_write_u64(fd, "memory.memsw.limit_in_bytes", bytes) < 0)
 		return -1;
 	return 0;
 }
@@ -390,43 +364,22 @@ int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 	const char *step;
 	int mem = cg->dir_fd[CG_MEMORY];
 
-	if (cg->version == 2) {
-		step = "memory.max";
-		if (write_u64(mem, "memory.max", mem_max) < 0)
-			goto fail;
-		cg->mem_limit = mem_max;
-		step = "cpu.stat";
-		if (read_text(mem, "cpu.stat", buf, sizeof(buf)) < 0 ||
-		    cg_parse_v2_cpu_stat(buf, &cg->cpu_before_us) < 0)
-			goto fail;
-		step = "memory.events";
-		if (read_text(mem, "memory.events", buf, sizeof(buf)) < 0 ||
-		    cg_parse_v2_events(buf, "oom_kill", &cg->oom_before) < 0)
-			goto fail;
-		if (cg->peak_fd >= 0)
-			close(cg->peak_fd);
-		cg->peak_fd = openat(mem, "memory.peak", O_RDWR | O_CLOEXEC);
-		/* Before 6.12 the peak cannot be reset: then it is unknown. */
-		if (cg->peak_fd >= 0 && write(cg->peak_fd, "reset", 5) < 0) {
-			close(cg->peak_fd);
-			cg->peak_fd = -1;
-		}
-		return 0;
-	}
+	if (cg->version == 2)
+		return cg2_begin(cg, mem_max, err, errlen);
 
 	step = "memory.limit_in_bytes";
 	if (set_v1_memory(cg, mem_max) < 0)
 		goto fail;
 	cg->mem_limit = mem_max;
 	step = "cpuacct.usage";
-	if (write_text(cg->dir_fd[CG_CPUACCT], "cpuacct.usage", "0") < 0)
+	if (cg_write_text(cg->dir_fd[CG_CPUACCT], "cpuacct.usage", "0") < 0)
 		goto fail;
 	step = "memory.max_usage_in_bytes";
-	if (write_text(mem, "memory.max_usage_in_bytes", "0") < 0 ||
-	    read_u64(mem, "memory.usage_in_bytes", &cg->mem_baseline) < 0)
+	if (cg_write_text(mem, "memory.max_usage_in_bytes", "0") < 0 ||
+	    cg_read_u64(mem, "memory.usage_in_bytes", &cg->mem_baseline) < 0)
 		goto fail;
 	step = "memory.oom_control";
-	if (read_text(mem, "memory.oom_control", buf, sizeof(buf)) < 0 ||
+	if (cg_read_text(mem, "memory.oom_control", buf, sizeof(buf)) < 0 ||
 	    cg_parse_v1_oom_control(buf, &cg->oom_before) < 0)
 		goto fail;
 	return 0;
@@ -443,15 +396,33 @@ fail:
  * toolchain run leaves megabytes of page cache, which still goes. */
 #define SETTLE_BELOW (4ULL << 20)
 
-int cgroup_slot_settle(const struct slot_cgroup *cg)
+int cgroup_slot_settle(struct slot_cgroup *cg)
 {
-	unsigned long long usage;
-	if (cg->version == 2)
+	if (cg->version == 2) {
+		if (cg->run_state == CG_RUN_DONE)
+			cg2_leaf_remove(cg);
+		cg2_sweep_leaves(cg->dir_fd[0], cg->run_fd >= 0 ? cg->run_name : "");
 		return 0;
-	if (read_u64(cg->dir_fd[CG_MEMORY], "memory.usage_in_bytes", &usage) == 0 &&
+	}
+	unsigned long long usage;
+	if (cg_read_u64(cg->dir_fd[CG_MEMORY], "memory.usage_in_bytes", &usage) == 0 &&
 	    usage < SETTLE_BELOW)
 		return 0;
-	return write_text(cg->dir_fd[CG_MEMORY], "memory.force_empty", "0");
+	return cg_write_text(cg->dir_fd[CG_MEMORY], "memory.force_empty", "0");
+}
+
+int cgroup_run_leaf(struct slot_cgroup *cg, char *err, size_t errlen)
+{
+	if (cg->run_state != CG_RUN_OPEN && cg2_leaf_open(cg, err, errlen) < 0)
+		return -1;
+	cg->run_state = CG_RUN_TAKEN;
+	return cg->run_fd;
+}
+
+void cgroup_run_end(struct slot_cgroup *cg)
+{
+	if (cg->version == 2 && cg->run_state == CG_RUN_DONE)
+		cg2_leaf_remove(cg);
 }
 
 int cgroup_slot_join(const struct slot_cgroup *cg)
@@ -472,33 +443,18 @@ int cgroup_slot_read(struct slot_cgroup *cg, struct cgroup_usage *u)
 	u->memory_peak_kb = -1;
 	u->oom_killed = false;
 	u->limit_hit = false;
-	if (cg->version == 2) {
-		if (read_text(mem, "cpu.stat", buf, sizeof(buf)) == 0 &&
-		    cg_parse_v2_cpu_stat(buf, &v) == 0 && v >= cg->cpu_before_us)
-			u->cpu_ms = (long)((v - cg->cpu_before_us) / 1000);
-		if (read_text(mem, "memory.events", buf, sizeof(buf)) == 0 &&
-		    cg_parse_v2_events(buf, "oom_kill", &v) == 0)
-			u->oom_killed = v > cg->oom_before;
-		if (cg->peak_fd >= 0) {
-			ssize_t n = pread(cg->peak_fd, buf, sizeof(buf) - 1, 0);
-			if (n > 0) {
-				buf[n] = 0;
-				u->memory_peak_kb = (long)(strtoull(buf, NULL, 10) / 1024);
-			}
-			close(cg->peak_fd);
-			cg->peak_fd = -1;
-		}
-		return 0;
-	}
-	if (read_u64(cg->dir_fd[CG_CPUACCT], "cpuacct.usage", &v) == 0)
+	u->peak_unknown = false;
+	if (cg->version == 2)
+		return cg2_read(cg, u);
+	if (cg_read_u64(cg->dir_fd[CG_CPUACCT], "cpuacct.usage", &v) == 0)
 		u->cpu_ms = (long)(v / 1000000);
-	if (read_u64(mem, "memory.max_usage_in_bytes", &v) == 0) {
+	if (cg_read_u64(mem, "memory.max_usage_in_bytes", &v) == 0) {
 		u->memory_peak_kb = (long)((v > cg->mem_baseline ? v - cg->mem_baseline : 0) / 1024);
 		/* (memory.failcnt is not kept by every kernel: some leave it 0,
 		 * so the peak against the limit is what tells) */
 		u->limit_hit = v + 65536 >= cg->mem_limit;
 	}
-	if (read_text(mem, "memory.oom_control", buf, sizeof(buf)) == 0 &&
+	if (cg_read_text(mem, "memory.oom_control", buf, sizeof(buf)) == 0 &&
 	    cg_parse_v1_oom_control(buf, &v) == 0)
 		u->oom_killed = v > cg->oom_before;
 	return 0;
@@ -506,27 +462,28 @@ int cgroup_slot_read(struct slot_cgroup *cg, struct cgroup_usage *u)
 
 long long cgroup_slot_cpu_us(const struct slot_cgroup *cg)
 {
-	char buf[512];
 	unsigned long long v;
-	if (cg->version == 2) {
-		if (read_text(cg->dir_fd[0], "cpu.stat", buf, sizeof(buf)) < 0 ||
-		    cg_parse_v2_cpu_stat(buf, &v) < 0)
-			return -1;
-		return v >= cg->cpu_before_us ? (long long)(v - cg->cpu_before_us) : 0;
-	}
-	if (read_u64(cg->dir_fd[CG_CPUACCT], "cpuacct.usage", &v) < 0)
+	if (cg->version == 2)
+		return cg2_cpu_us(cg);
+	if (cg_read_u64(cg->dir_fd[CG_CPUACCT], "cpuacct.usage", &v) < 0)
 		return -1;
 	return (long long)(v / 1000);
 }
 
 void cgroup_slot_kill_all(const struct slot_cgroup *cg)
 {
-	/* The pids hierarchy holds every process of the slot on v1; on v2 the
-	 * one directory does.  Repeat until empty: a fork can race a kill. */
-	int fd = cg->dir_fd[cg->version == 2 ? 0 : CG_PIDS];
+	/* v2: the processes are in the run leaves, which go with them. */
+	if (cg->version == 2) {
+		cg2_sweep_leaves(cg->dir_fd[0], cg->run_fd >= 0 ? cg->run_name : "");
+		cg2_kill_and_wait(cg->dir_fd[0]);
+		return;
+	}
+	/* The pids hierarchy holds every process of the slot on v1.  Repeat
+	 * until empty: a fork can race a kill. */
+	int fd = cg->dir_fd[CG_PIDS];
 	for (int round = 0; round < 50; round++) {
 		char buf[4096];
-		if (read_text(fd, "cgroup.procs", buf, sizeof(buf)) < 0 || !buf[0])
+		if (cg_read_text(fd, "cgroup.procs", buf, sizeof(buf)) < 0 || !buf[0])
 			return;
 		for (char *tok = strtok(buf, "\n"); tok; tok = strtok(NULL, "\n"))
 			kill((pid_t)atoi(tok), SIGKILL);
@@ -536,6 +493,12 @@ void cgroup_slot_kill_all(const struct slot_cgroup *cg)
 
 void cgroup_slot_close(struct slot_cgroup *cg)
 {
+	if (cg->version == 2 && cg->dir_fd[0] >= 0) {
+		cg2_leaf_remove(cg);
+		cg2_sweep_leaves(cg->dir_fd[0], "");
+		cg2_close_slot(cg);
+		return;
+	}
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++) {
 		int fd = cg->dir_fd[i];
 		/* An empty slot cgroup goes with its worker; one still holding a

@@ -1,8 +1,9 @@
 /*
  * cgroup: one cgroup per slot, created at start-up under the service's own
- * cgroup, on cgroup v2 or on v1 (hybrid hosts included).  libcgroup creates,
- * configures and removes them; the per-run hot path (reset counters, read
- * CPU time, peak memory and OOM kills) uses file descriptors opened once.
+ * cgroup, on cgroup v2 or on v1 (hybrid hosts included).  On v1 libcgroup
+ * creates, configures and removes them, and a run reuses its slot's (reset
+ * counters read through descriptors opened once).  On v2 each run gets a
+ * leaf of its own under the slot's, made and removed per run (cgroup2.c).
  */
 #ifndef GAOL_CGROUP_H
 #define GAOL_CGROUP_H
@@ -32,14 +33,26 @@ struct slot_cgroup {
 	unsigned long long oom_before;
 	unsigned long long cpu_before_us; /* v2 */
 	unsigned long long mem_baseline;  /* v1: usage charged before the run */
-	int peak_fd;                      /* v2: memory.peak, reset per run */
+	int peak_fd;                      /* v2: the leaf's memory.peak */
+	/* v2: the run's leaf <slot>/run<pid>-<seq> (cgroup2.c) */
+	int run_fd;
+	int run_state;                    /* CG_RUN_* */
+	unsigned run_seq;
+	char run_name[48];
+	bool peak_reset;                  /* memory.peak was reset (6.12) */
 };
+
+/* v2: a run leaf made (OPEN), an init cloned into it (TAKEN), its usage
+ * read (DONE: removed when its init is gone). */
+enum { CG_RUN_NONE, CG_RUN_OPEN, CG_RUN_TAKEN, CG_RUN_DONE };
 
 struct cgroup_usage {
 	long cpu_ms;
 	long memory_peak_kb;
 	bool oom_killed;
 	bool limit_hit;          /* usage reached the limit: the kernel reclaimed */
+	bool peak_unknown;       /* v2 before 5.19: no memory.peak (sandbox.c's
+				  * fallback, docs/api.md) */
 };
 
 /* Service-wide preparation, once, before any slot: on v2 the service moves
@@ -56,12 +69,19 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *name,
 		      char *err, size_t errlen);
 int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 		      char *err, size_t errlen);
-/* Between runs, with nothing in the slot cgroup: v1 reclaims what earlier
+/* Between runs, with nothing running in the slot: v1 reclaims what earlier
  * runs left charged to it (page cache), so that the next run's peak is its
- * own whatever ran before (memory.force_empty; not below 1 MiB, which is
- * then the most a peak can under-report by).  v2 resets memory.peak per
- * run instead: nothing to do.  -1 with errno on failure. */
-int cgroup_slot_settle(const struct slot_cgroup *cg);
+ * own whatever ran before (memory.force_empty; not when under 4 MiB is
+ * charged, which is then the most a peak can under-report by).  v2 removes the leaves of
+ * finished runs (a judging lane's child leaves its last one).  -1 with
+ * errno on failure. */
+int cgroup_slot_settle(struct slot_cgroup *cg);
+/* v2: the directory fd the next init is cloned into (CLONE_INTO_CGROUP):
+ * the run's fresh leaf, made now unless cgroup_slot_begin made it for this
+ * init.  -1 with err. */
+int cgroup_run_leaf(struct slot_cgroup *cg, char *err, size_t errlen);
+/* v2: the finished run's leaf is removed, once its init is reaped. */
+void cgroup_run_end(struct slot_cgroup *cg);
 /* Moves the calling process into the slot cgroup (v1 path; on v2 the payload
  * is cloned into it).  Async-signal-safe: used between fork and exec. */
 int cgroup_slot_join(const struct slot_cgroup *cg);
@@ -78,5 +98,11 @@ int cg_parse_v2_cpu_stat(const char *text, unsigned long long *usage_usec);
 int cg_parse_v2_events(const char *text, const char *key,
 		       unsigned long long *value);
 int cg_parse_v1_oom_control(const char *text, unsigned long long *oom_kills);
+/* A /proc/<pid>/cgroup text: the path of controller's line ("" for v2's
+ * 0:: line), relative, without the leading slash.  0 or -1. */
+int cg_parse_proc_cgroup(const char *text, const char *controller, char *out, size_t len);
+/* Of memory, pids and cpu, those not in a cgroup.controllers (or
+ * subtree_control) list, space separated into missing: 0 when none is. */
+int cg2_missing_controller(const char *list, char *missing, size_t len);
 
 #endif

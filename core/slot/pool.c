@@ -14,6 +14,7 @@
 #include <libcgroup.h>
 
 #include "slot/cgroup.h"
+#include "slot/cgroup_internal.h"
 #include "slot/pool.h"
 
 static int write_file(const char *dir, const char *file, const char *text)
@@ -83,6 +84,50 @@ fail:
 	return -1;
 }
 
+/* v2: <base>/<instance>/pool<tag>, a sibling of the slots as on v1 (the
+ * master comes from <base>/supervisor, or the root cgroup itself). */
+static int enter_v2(struct pool_cgroup *p, const char *instance, unsigned tag,
+		    unsigned long long max, char *err, size_t errlen)
+{
+	char mp[512], own[512], base[512], dir[1100], num[32];
+	const char *step = "own v2 cgroup";
+	cg2_mount_point(mp, sizeof(mp));
+	if (cgroup_own_path("", own, sizeof(own)) < 0 ||
+	    cg2_base(instance, base, sizeof(base)) < 0)
+		goto fail;
+	snprintf(p->parent, sizeof(p->parent), "%s%s%s", mp, *own ? "/" : "", own);
+	snprintf(dir, sizeof(dir), "%s%s%s/%s", mp, *base ? "/" : "", base, instance);
+	step = "mkdir";
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		goto fail;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		goto fail;
+	int rc = cg2_delegate(dfd, dir, err, errlen);
+	close(dfd);
+	if (rc < 0)
+		return -1;
+	snprintf(p->path, sizeof(p->path), "%s/pool%u", dir, tag);
+	if (mkdir(p->path, 0755) < 0 && errno != EEXIST)
+		goto fail;
+	snprintf(num, sizeof(num), "%llu", max);
+	step = "memory.max";
+	if (write_file(p->path, step, num) < 0)
+		goto fail;
+	step = "memory.swap.max";
+	if (write_file(p->path, step, "0") < 0 && errno != ENOENT)
+		goto fail;
+	snprintf(num, sizeof(num), "%d", (int)getpid());
+	step = "cgroup.procs";
+	if (write_file(p->path, step, num) < 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "pool cgroup: %s %s errno=%d", step, p->path, errno);
+	p->path[0] = 0;
+	return -1;
+}
+
 int pool_enter(struct pool_cgroup *p, int version, const char *instance, unsigned tag,
 	       unsigned long long max, char *err, size_t errlen)
 {
@@ -92,29 +137,21 @@ int pool_enter(struct pool_cgroup *p, int version, const char *instance, unsigne
 		return 0;
 	if (version == 1)
 		return enter_v1(p, instance, tag, max, err, errlen);
-	/* v2: the master is in <own>/supervisor already, a leaf of its own. */
-	char own[512], num[32];
-	if (cgroup_own_path("", own, sizeof(own)) < 0) {
-		snprintf(err, errlen, "pool cgroup: own v2 cgroup errno=%d", errno);
-		return -1;
-	}
-	snprintf(p->path, sizeof(p->path), "/sys/fs/cgroup/%s", own);
-	snprintf(num, sizeof(num), "%llu", max);
-	if (write_file(p->path, "memory.max", num) < 0 ||
-	    write_file(p->path, "memory.swap.max", "0") < 0) {
-		snprintf(err, errlen, "pool cgroup: memory.max in %s errno=%d", p->path, errno);
-		return -1;
-	}
-	return 0;
+	return enter_v2(p, instance, tag, max, err, errlen);
 }
 
 void pool_leave(struct pool_cgroup *p)
 {
 	char num[32];
-	if (p->version != 1 || !p->path[0])
+	if (!p->path[0])
 		return;
 	snprintf(num, sizeof(num), "%d", (int)getpid());
-	if (write_file(p->parent, "cgroup.procs", num) == 0)
+	if (write_file(p->parent, "cgroup.procs", num) == 0 && rmdir(p->path) == 0 &&
+	    p->version == 2) {
+		/* v2: the instance's directory too, when the slots are gone. */
+		char *slash = strrchr(p->path, '/');
+		*slash = 0;
 		rmdir(p->path);
+	}
 	p->path[0] = 0;
 }

@@ -7,7 +7,8 @@
  *
  * v1: a memory cgroup <own>/<instance>/pool<uid_base>, beside the slots'
  * <own>/<instance>/uid<N> (a sibling, never their parent: their limits are
- * their own).  v2: the <own>/supervisor leaf cgroup_service_prepare made.
+ * their own).  v2 alike: <base>/<instance>/pool<uid_base>, where <base> is
+ * the cgroup the service prepared (cgroup2.c).
  */
 #ifndef GAOL_POOL_H
 #define GAOL_POOL_H
@@ -17,7 +18,7 @@
 struct pool_cgroup {
 	int version;
 	char path[1024];         /* the pool's directory; "" when none */
-	char parent[1024];       /* v1: the memory cgroup the master left */
+	char parent[1024];       /* the (memory) cgroup the master left */
 };
 
 /* Moves the calling process (the master, before it forks) into the pool
@@ -25,8 +26,8 @@ struct pool_cgroup {
  * err naming the step and errno. */
 int pool_enter(struct pool_cgroup *p, int version, const char *instance, unsigned tag,
 	       unsigned long long max, char *err, size_t errlen);
-/* At the master's exit, its workers gone: v1 moves it back and removes the
- * pool's directory. */
+/* At the master's exit, its workers gone: moves it back and removes the
+ * pool's directory (v2: and the instance's, when empty). */
 void pool_leave(struct pool_cgroup *p);
 /* A slot's base: own (a process's memory cgroup path) without a trailing
  * "<instance>/pool<N>", so that slots are made beside the pool, not in it.

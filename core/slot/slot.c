@@ -102,7 +102,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 	slot->exiting_mntns = -1;
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
 		slot->cg.dir_fd[i] = slot->cg.procs_fd[i] = -1;
-	slot->cg.peak_fd = -1;
+	slot->cg.peak_fd = slot->cg.run_fd = -1;
 	slot->index = index;
 	slot->uid = cfg->uid_base + index;
 	slot->cfg = cfg;
@@ -179,14 +179,15 @@ void slot_spent(struct slot *slot)
 }
 
 /* Between runs, with nothing in the slot's cgroup: empty it of what the
- * last run left charged (page cache), so that the next run's peak does not
- * depend on it.  Best effort: a slot that could not be emptied still runs,
- * with v1's older report. */
-void slot_settle(const struct slot *slot)
+ * last run left charged (page cache, v1), or remove the leaves of finished
+ * runs (v2), so that the next run's peak does not depend on it.  Best
+ * effort: a slot that could not be emptied still runs, with v1's older
+ * report. */
+void slot_settle(struct slot *slot)
 {
 	long long t = prof_begin();
 	if (cgroup_slot_settle(&slot->cg) < 0)
-		fprintf(stderr, "gaol: slot %u: cgroup memory.force_empty errno=%d\n",
+		fprintf(stderr, "gaol: slot %u: cgroup settle (memory.force_empty) errno=%d\n",
 			slot->index, errno);
 	prof_end(PROF_SETTLE, t);
 }

@@ -58,7 +58,7 @@ int slot_refresh(struct slot *slot, char *err, size_t errlen);
 int slot_renew(struct slot *slot, char *err, size_t errlen);
 /* Between runs, with nothing in the slot's cgroup: v1 reclaims what earlier
  * runs left charged to it (cgroup_slot_settle).  Best effort, logged. */
-void slot_settle(const struct slot *slot);
+void slot_settle(struct slot *slot);
 /* Another process (a judging lane's child) ran in this slot and entered its
  * network namespace: the next run needs a fresh one. */
 void slot_spent(struct slot *slot);

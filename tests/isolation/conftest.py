@@ -7,7 +7,8 @@ unchanged afterwards.  The second half is the autouse fixture `host_unchanged`
 body (pytest_runtest_makereport below), which fails the test unless:
 
 - no process of a slot UID is left, right after the answer;
-- the slot cgroups hold no process;
+- the slot cgroups hold no process, and (v2) no run leaf is left but the
+  one of the sandbox built ahead of the next request;
 - no mount was added to or removed from the host;
 - no file appeared in the host's /tmp, /var/tmp or /dev/shm that a payload
   made (owned by a slot UID, or named with the test's token: the machine is
@@ -69,6 +70,9 @@ class HostSnapshot:
         cg = gi.cgroup_procs(svc.uid_lo, svc.uid_hi)
         if cg:
             out.append("processes left in the slot cgroups: %r" % cg)
+        leaves = gi.leftover_leaves(svc.uid_lo, svc.uid_hi)
+        if leaves:
+            out.append("run cgroups left after their runs: %r" % leaves)
         mounts = gh.mountinfo()
         if mounts != self.mounts:
             added = sorted(set(mounts) - set(self.mounts))

@@ -276,13 +276,14 @@ def slot_state_dirs(uid_lo, uid_hi):
 
 
 def slot_cgroup_dirs(uid_lo, uid_hi):
-    """The slot cgroups of our UIDs, on every hierarchy (v1) or the unified one."""
+    """The slot cgroups of our UIDs (judging lanes' uid<N>-<k> included), on
+    every hierarchy (v1) or the unified one."""
     dirs = []
     for uid in range(uid_lo, uid_hi):
-        name = "uid%d" % uid
-        for pattern in ("/sys/fs/cgroup/*/gaol/" + name, "/sys/fs/cgroup/*/**/gaol/" + name,
-                        "/sys/fs/cgroup/gaol/" + name, "/sys/fs/cgroup/**/gaol/" + name):
-            dirs.extend(glob.glob(pattern, recursive=True))
+        for name in ("uid%d" % uid, "uid%d-*" % uid):
+            for pattern in ("/sys/fs/cgroup/*/gaol/" + name, "/sys/fs/cgroup/*/**/gaol/" + name,
+                            "/sys/fs/cgroup/gaol/" + name, "/sys/fs/cgroup/**/gaol/" + name):
+                dirs.extend(glob.glob(pattern, recursive=True))
     return sorted(set(dirs))
 
 
@@ -303,11 +304,22 @@ def is_idle_sandbox_init(pid):
             and _pid_ns(pid) != _pid_ns("self"))
 
 
+def run_leaves(slot_dir):
+    """The run leaves under a slot cgroup (cgroup v2: one per run,
+    run<pid>-<N>); none on v1."""
+    try:
+        return sorted(os.path.join(slot_dir, n) for n in os.listdir(slot_dir)
+                      if os.path.isdir(os.path.join(slot_dir, n)))
+    except OSError:
+        return []
+
+
 def cgroup_procs(uid_lo, uid_hi):
-    """{cgroup dir: [pids]} of the slot cgroups holding anything but an idle
-    sandbox built ahead of its request."""
+    """{cgroup dir: [pids]} of the slot cgroups (and their run leaves, on v2)
+    holding anything but an idle sandbox built ahead of its request."""
     out = {}
-    for d in slot_cgroup_dirs(uid_lo, uid_hi):
+    for d in [x for slot in slot_cgroup_dirs(uid_lo, uid_hi)
+              for x in [slot] + run_leaves(slot)]:
         try:
             with open(os.path.join(d, "cgroup.procs")) as f:
                 pids = [int(x) for x in f.read().split()]
@@ -317,6 +329,28 @@ def cgroup_procs(uid_lo, uid_hi):
         if pids:
             out[d] = pids
     return out
+
+
+def leftover_leaves(uid_lo, uid_hi, wait=3.0):
+    """Run leaves (v2) of finished runs: every leaf but the one a sandbox
+    built ahead of its request sits in (its idle init alone).  A worker
+    removes its last run's leaf when it turns idle, right after answering:
+    given `wait` seconds to do so."""
+    deadline = time.monotonic() + wait
+    while True:
+        left = []
+        for slot in slot_cgroup_dirs(uid_lo, uid_hi):
+            for leaf in run_leaves(slot):
+                try:
+                    with open(os.path.join(leaf, "cgroup.procs")) as f:
+                        pids = [int(x) for x in f.read().split()]
+                except OSError:
+                    continue        # removed meanwhile
+                if not (len(pids) == 1 and is_idle_sandbox_init(pids[0])):
+                    left.append((leaf, pids))
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(0.05)
 
 
 def slot_memory_usage(uid_lo, uid_hi):

@@ -68,6 +68,78 @@ START_TEST(cgroup_slots_are_made_beside_the_pool)
 }
 END_TEST
 
+/* v2's own line is "0::/path": it was never matched before (gaol could
+ * not start on a v2-only host). */
+START_TEST(cgroup_own_path_reads_the_v2_line)
+{
+	char out[128];
+	ck_assert_int_eq(cg_parse_proc_cgroup("0::/system.slice/gaol.service\n", "", out,
+					      sizeof(out)), 0);
+	ck_assert_str_eq(out, "system.slice/gaol.service");
+	ck_assert_int_eq(cg_parse_proc_cgroup("0::/\n", "", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "");
+	ck_assert_int_eq(cg_parse_proc_cgroup("0::/a/supervisor", "", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "a/supervisor");
+	/* No v2 line on a v1-only host; a v1 line with an empty id is not it. */
+	ck_assert_int_eq(cg_parse_proc_cgroup("4:memory:/x\n", "", out, sizeof(out)), -1);
+	ck_assert_int_eq(cg_parse_proc_cgroup("10::/x\n", "", out, sizeof(out)), -1);
+}
+END_TEST
+
+START_TEST(cgroup_own_path_reads_a_v1_controller_line)
+{
+	const char *hybrid = "12:pids:/user.slice\n"
+			     "5:cpu,cpuacct:/gaol-ci\n"
+			     "4:memory:/ci/job\n"
+			     "1:name=systemd:/user.slice/session-1.scope\n"
+			     "0::/user.slice/session-1.scope\n";
+	char out[128];
+	ck_assert_int_eq(cg_parse_proc_cgroup(hybrid, "memory", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "ci/job");
+	ck_assert_int_eq(cg_parse_proc_cgroup(hybrid, "cpuacct", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "gaol-ci");
+	ck_assert_int_eq(cg_parse_proc_cgroup(hybrid, "cpu", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "gaol-ci");
+	ck_assert_int_eq(cg_parse_proc_cgroup(hybrid, "", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "user.slice/session-1.scope");
+	ck_assert_int_eq(cg_parse_proc_cgroup(hybrid, "cpuset", out, sizeof(out)), -1);
+	ck_assert_int_eq(cg_parse_proc_cgroup(hybrid, "mem", out, sizeof(out)), -1);
+}
+END_TEST
+
+/* What a parent offers its children, and what start-up names as missing. */
+START_TEST(cgroup_v2_missing_controllers_are_named)
+{
+	char missing[64];
+	ck_assert_int_eq(cg2_missing_controller("cpuset cpu io memory hugetlb pids rdma misc\n",
+						missing, sizeof(missing)), 0);
+	ck_assert_str_eq(missing, "");
+	ck_assert_int_eq(cg2_missing_controller("cpuset cpu io pids\n", missing,
+						sizeof(missing)), -1);
+	ck_assert_str_eq(missing, "memory");
+	ck_assert_int_eq(cg2_missing_controller("", missing, sizeof(missing)), -1);
+	ck_assert_str_eq(missing, "memory pids cpu");
+	/* cpuset is not cpu, nor hugetlb memory */
+	ck_assert_int_eq(cg2_missing_controller("cpuset memory pids", missing,
+						sizeof(missing)), -1);
+	ck_assert_str_eq(missing, "cpu");
+}
+END_TEST
+
+START_TEST(cgroup_v2_cgroup_events_give_populated)
+{
+	unsigned long long v = 7;
+	ck_assert_int_eq(cg_parse_v2_events("populated 0\nfrozen 0\n", "populated", &v), 0);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(cg_parse_v2_events("populated 1\nfrozen 0\n", "populated", &v), 0);
+	ck_assert_uint_eq(v, 1);
+	/* memory.events' "max": the times usage met memory.max */
+	ck_assert_int_eq(cg_parse_v2_events("low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n",
+					    "max", &v), 0);
+	ck_assert_uint_eq(v, 3);
+}
+END_TEST
+
 Suite *
 cgroup_suite(void)
 {
@@ -78,6 +150,10 @@ cgroup_suite(void)
 	tcase_add_test(t, cgroup_v2_memory_events_give_oom_kills);
 	tcase_add_test(t, cgroup_v1_oom_control_gives_oom_kills);
 	tcase_add_test(t, cgroup_slots_are_made_beside_the_pool);
+	tcase_add_test(t, cgroup_own_path_reads_the_v2_line);
+	tcase_add_test(t, cgroup_own_path_reads_a_v1_controller_line);
+	tcase_add_test(t, cgroup_v2_missing_controllers_are_named);
+	tcase_add_test(t, cgroup_v2_cgroup_events_give_populated);
 	suite_add_tcase(s, t);
 	return s;
 }
