@@ -275,6 +275,16 @@ def slot_state_dirs(uid_lo, uid_hi):
             and uid_lo <= int(os.path.basename(d)[3:].split("-")[0]) < uid_hi]
 
 
+def cgroup_v2():
+    """This host's slot cgroups are cgroup v2's (a unified tree offering the
+    memory controller), not v1's hierarchies."""
+    try:
+        with open("/sys/fs/cgroup/cgroup.controllers") as f:
+            return "memory" in f.read().split()
+    except OSError:
+        return False
+
+
 def slot_cgroup_dirs(uid_lo, uid_hi):
     """The slot cgroups of our UIDs (judging lanes' uid<N>-<k> included), on
     every hierarchy (v1) or the unified one."""
