@@ -32,12 +32,25 @@ mount -t devtmpfs -o nosuid,mode=0755 devtmpfs /dev || die "mount /dev"
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o nosuid,noexec,gid=5,mode=0620,ptmxmode=0666 devpts /dev/pts || die "mount /dev/pts"
 mount -t tmpfs -o nosuid,nodev,mode=1777 tmpfs /dev/shm || die "mount /dev/shm"
+# gaol.keep=DIR (tests/vm/run.sh): a checkout under /tmp or /run, which the
+# tmpfs mounts below would hide; held aside by a bind mount, then moved
+# back over them at the same path.
+keep=
+for a in $(cat /proc/cmdline); do
+  case "$a" in gaol.keep=*) keep=${a#gaol.keep=} ;; esac
+done
+if [ -n "$keep" ]; then
+  mkdir -p /mnt/gaol-keep && mount --bind "$keep" /mnt/gaol-keep || die "bind $keep"
+fi
 mount -t tmpfs -o nosuid,nodev,mode=0755,size=20% tmpfs /run || die "mount /run"
 mkdir -p /run/lock /run/vm-out /run/vm-home
 chmod 1777 /run/lock
 mount -t tmpfs -o nosuid,nodev,mode=1777 tmpfs /tmp || die "mount /tmp"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=none out /run/vm-out \
   || die "mount 9p out"
+if [ -n "$keep" ]; then
+  mkdir -p "$keep" && mount --move /mnt/gaol-keep "$keep" || die "move $keep back"
+fi
 hostname gaol-vm
 ip link set lo up || die "lo up"
 # A non-loopback address, as every host has (the isolation tests try to

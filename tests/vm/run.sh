@@ -23,8 +23,17 @@ if [ "${1:-}" = --systemd ]; then mode=systemd; shift; fi
 cmd=$1
 vmdir=$(cd "$(dirname "$0")" && pwd)
 repo=$(pwd)
-case "$repo/" in /tmp/*|/run/*|/dev/*|/proc/*|/sys/*)
-  echo "vm: $repo is hidden in the guest (its /tmp, /run, /dev, /proc, /sys are its own)" >&2; exit 2 ;;
+# A checkout under /tmp or /run (a CI's fresh clone, say) would be hidden
+# by the guest's own tmpfs there: the plain guest keeps it over them at the
+# same path (gaol.keep=, tests/vm/guest.sh); systemd mounts its own /run
+# and /tmp, so --systemd needs a checkout elsewhere.
+keepdir=
+case "$repo/" in
+  /dev/*|/proc/*|/sys/*) echo "vm: $repo is hidden in the guest" >&2; exit 2 ;;
+  /tmp/*|/run/*)
+    [ "$mode" = plain ] || { echo "vm: --systemd needs a checkout outside /tmp and /run (the guest's own)" >&2; exit 2; }
+    case "$repo" in *[[:space:]]*) echo "vm: $repo: a path with blanks cannot be passed to the guest" >&2; exit 2 ;; esac
+    keepdir=$repo ;;
 esac
 build=${BUILD:-build}
 case "$build" in /*) ;; *) build=$repo/$build ;; esac
@@ -89,6 +98,7 @@ esac
 append="console=ttyS0 quiet panic=-1 cgroup_no_v1=all systemd.unified_cgroup_hierarchy=1"
 append="$append gaol.stage2=$vmdir/guest.sh gaol.mode=$mode"
 [ -n "$hide" ] && append="$append gaol.hide=$repo/langs:$(echo "$hide" | tr ' ' ,)"
+[ -n "$keepdir" ] && append="$append gaol.keep=$keepdir"
 
 qpid=
 cleanup() {
