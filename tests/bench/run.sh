@@ -171,22 +171,7 @@ for _ in 1 2 3 4 5; do
 		die "POST /run failed through nginx"
 done
 LUA=$OUT/post.lua
-"$PY" - "$REQUEST" "$LUA" <<'EOF'
-import json, sys
-body = open(sys.argv[1]).read().strip()
-open(sys.argv[2], "w").write(
-    'wrk.method = "POST"\n'
-    'wrk.body = %s\n'
-    'wrk.headers["Content-Type"] = "application/json"\n'
-    '-- the first few failures are shown, so that a non-2xx count has a reason\n'
-    'local shown = 0\n'
-    'response = function(status, headers, body)\n'
-    '  if status ~= 200 and shown < 3 then\n'
-    '    shown = shown + 1\n'
-    '    io.stderr:write("wrk: " .. status .. " " .. body .. "\\n")\n'
-    '  end\n'
-    'end\n' % json.dumps(body))
-EOF
+"$PY" "$ROOT/tests/bench/wrk_post.py" "$REQUEST" "$LUA"
 for c in 1 2; do
 	wrk -t"$c" -c"$c" -d"${WRK_SECONDS}s" --latency -s "$LUA" \
 		"http://127.0.0.1:$PORT/run" | tee "$OUT/wrk-c$c.txt"

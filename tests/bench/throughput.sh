@@ -88,21 +88,7 @@ printf 'Content-Type: application/json\r\n\r\n{"exit_code":0,"stdout":"","stderr
 EOF
 chmod 0755 "$FLOOR_CGI"
 LUA=$OUT/post.lua
-"$PY" - "$REQUEST" "$LUA" <<'EOF'
-import json, sys
-body = open(sys.argv[1]).read().strip()
-open(sys.argv[2], "w").write(
-    'wrk.method = "POST"\n'
-    'wrk.body = %s\n'
-    'wrk.headers["Content-Type"] = "application/json"\n'
-    'local shown = 0\n'
-    'response = function(status, headers, body)\n'
-    '  if status ~= 200 and shown < 3 then\n'
-    '    shown = shown + 1\n'
-    '    io.stderr:write("wrk: " .. status .. " " .. body .. "\\n")\n'
-    '  end\n'
-    'end\n' % json.dumps(body))
-EOF
+"$PY" "$ROOT/tests/bench/wrk_post.py" "$REQUEST" "$LUA"
 
 STACK_PID=
 FLOOR_CG=
