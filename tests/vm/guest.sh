@@ -66,19 +66,7 @@ modprobe -q virtio_rng 2>/dev/null
 stty -onlcr 2>/dev/null
 
 echo "== vm: kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo) MiB, booted in $(cut -d' ' -f1 /proc/uptime) s"
-echo "== vm: cgroup mounts:"
-grep -E ' cgroup2? ' /proc/mounts | sed 's/^/   /'
-echo "== vm: /sys/fs/cgroup/cgroup.controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
-echo "== vm: /sys/fs/cgroup/cgroup.subtree_control: $(cat /sys/fs/cgroup/cgroup.subtree_control)"
-echo "== vm: /proc/self/cgroup: $(cat /proc/self/cgroup)"
-
-echo "== vm: running: $(cat /run/vm-out/cmd-line)"
-env -i PATH="$PATH" HOME=/run/vm-home LANG=C.UTF-8 TERM=dumb GAOL_VM=1 \
-  sh /run/vm-out/cmd </dev/null
-status=$?
-echo "== vm: exit status $status"
-echo "$status" > /run/vm-out/status
-umount /run/vm-out
+. "$here/cmd.sh"
 sync
 reboot -f
 sleep 10
