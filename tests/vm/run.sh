@@ -84,8 +84,8 @@ hide=${hide# }
 # git inside sees the hidden languages as deleted files, a dirty tree,
 # and make all would rebuild with another version.
 stamp=$build/version.stamp
-gv=$(sed -n 's/.*-DGAOL_VERSION=\([^ ]*\).*/\1/p' "$stamp" 2>/dev/null)
-gb=$(sed -n 's/.*-DGAOL_BUILD=\([^ ]*\).*/\1/p' "$stamp" 2>/dev/null)
+gv=$(sed -n 's/.*-DGAOL_VERSION=\([^ ]*\).*/\1/p' "$stamp" 2>/dev/null || :)
+gb=$(sed -n 's/.*-DGAOL_BUILD=\([^ ]*\).*/\1/p' "$stamp" 2>/dev/null || :)
 { [ -n "$hide" ] && printf "export GAOL_VM_LANGS='%s' GAOL_VM_LANGS_HIDDEN='%s'\n" "$keep" "$hide"
   [ -n "$gv" ] && [ -n "$gb" ] && printf "export GAOL_VERSION='%s' GAOL_BUILD='%s'\n" "$gv" "$gb"
   cat "$run/cmd"; } > "$run/cmd.tmp" && mv "$run/cmd.tmp" "$run/cmd"
