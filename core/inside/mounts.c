@@ -1,12 +1,13 @@
 /*
- * mounts: the run's mount view, built by init in its own mount namespace.
- * First what no request decides (mounts_build_static: the root, a tmpfs of
- * the run's own with the read-only binds, the neutral files, /dev, /proc, the
- * cgroup view), which a worker may do
- * ahead of the request; then the request's part (mounts_build_request: the
- * writable tmpfs, /sandbox over the language directory, pivot_root).  Every
- * step that fails ends init with its name (init_fail).  All of it vanishes
- * with the mount namespace: nothing to unmount or delete afterwards.
+ * mounts: the run's mount view, built by init in its own mount namespace on
+ * the slot's template (slot/template.h: the read-only root, /dev, the
+ * neutral files), which the clone copied into it.  First what no request
+ * decides (mounts_build_static: /proc, /dev/shm, the cgroup view), which a
+ * worker may do ahead of the request; then the request's part
+ * (mounts_build_request: the writable tmpfs, /sandbox over the language
+ * directory, pivot_root).  Every step that fails ends init with its name
+ * (init_fail).  All of it vanishes with the mount namespace: nothing to
+ * unmount or delete afterwards.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,24 +45,6 @@
 
 #define SHM_SIZE "64m"
 
-/* The new root: read-only binds of these host paths (symlinks are copied as
- * symlinks, missing paths skipped).  Everything else of the host is absent. */
-const char *const root_allow[] = {
-	"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-};
-const size_t root_allow_n = N(root_allow);
-
-/* Mount points and directories of a run's root, made by init in its tmpfs. */
-static const char *const root_dirs[] = {
-	"dev", "proc", "tmp", "sandbox", "sys", "sys/fs", "sys/fs/cgroup", ".old",
-};
-
-/* Host files inside the allowlist that are the service's own: hidden under
- * an empty file.  Absent ones are skipped. */
-static const char *const root_masked[] = {
-	"/etc/default/gaol", "/etc/gaol",
-};
-
 /* /proc entries that tune or poke the kernel: bound read-only over
  * themselves.  Absent ones are skipped. */
 static const char *const proc_readonly[] = {
@@ -73,20 +56,6 @@ static const char *const proc_masked[] = {
 	"kcore", "keys", "timer_list", "sched_debug", "kallsyms",
 };
 
-static const struct {
-	const char *name;
-	unsigned major, minor;
-} dev_nodes[] = {
-	{ "null", 1, 3 }, { "zero", 1, 5 }, { "full", 1, 7 },
-	{ "random", 1, 8 }, { "urandom", 1, 9 },
-};
-
-static const struct {
-	const char *name, *target;
-} dev_links[] = {
-	{ "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" },
-	{ "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
-};
 static void pathcat(char *out, size_t len, const char *a, const char *b)
 {
 	snprintf(out, len, "%s%s", a, b);
@@ -176,33 +145,6 @@ static int build_scratch(const struct plan *p, const char *scratch, int *scratch
 	return ufd;
 }
 
-static void build_dev(const struct plan *p, const char *dev)
-{
-	char path[PATH_MAX];
-	mount_or_fail(p, "tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC,
-		       "size=64k,nr_inodes=64,mode=0755", "mount /dev");
-	int dfd = open(dev, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		init_fail(p, "open /dev");
-	for (size_t i = 0; i < N(dev_nodes); i++) {
-		if (mknodat(dfd, dev_nodes[i].name, S_IFCHR | 0666,
-			    makedev(dev_nodes[i].major, dev_nodes[i].minor)) < 0 ||
-		    fchmodat(dfd, dev_nodes[i].name, 0666, 0) < 0)
-			init_fail(p, "mknod /dev");
-	}
-	for (size_t i = 0; i < N(dev_links); i++)
-		if (symlinkat(dev_links[i].target, dfd, dev_links[i].name) < 0)
-			init_fail(p, "symlink /dev");
-	if (mkdirat(dfd, "shm", 01777) < 0 || fchmodat(dfd, "shm", 01777, 0) < 0)
-		init_fail(p, "mkdir /dev/shm");
-	close(dfd);
-	pathcat(path, sizeof(path), dev, "/shm");
-	mount_or_fail(p, "tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		       "size=" SHM_SIZE ",mode=1777", "mount /dev/shm");
-	mount_or_fail(p, NULL, dev, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID |
-		       MS_NOEXEC, "size=64k,nr_inodes=64,mode=0755", "remount /dev");
-}
-
 /* null: the run's own /dev/null (a host one would show the host's devtmpfs,
  * sized by its memory, in /proc/self/mountinfo). */
 static void build_proc(const struct plan *p, const char *proc, const char *null)
@@ -277,129 +219,36 @@ static void mount_cgroup_view(const struct plan *p, const char *root)
 	}
 }
 
-/* The skeleton of a run's root, in the fresh tmpfs at root: empty mount
- * points and the allowlist's symlinks.  -1 with errno. */
-static int fill_root(const struct slot *s, const char *root)
-{
-	char path[PATH_MAX];
-
-	for (size_t i = 0; i < N(root_dirs); i++) {
-		snprintf(path, sizeof(path), "%s/%s", root, root_dirs[i]);
-		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			return -1;
-	}
-	for (size_t i = 0; i < N(root_allow); i++) {
-		struct stat st;
-		char target[PATH_MAX];
-		if (lstat(root_allow[i], &st) < 0)
-			continue;
-		snprintf(path, sizeof(path), "%s%s", root, root_allow[i]);
-		if (S_ISLNK(st.st_mode)) {
-			ssize_t n = readlink(root_allow[i], target, sizeof(target) - 1);
-			if (n < 0)
-				return -1;
-			target[n] = 0;
-			if (symlink(target, path) < 0)
-				return -1;
-		} else if (S_ISDIR(st.st_mode) && mkdir(path, 0755) < 0 && errno != EEXIST) {
-			return -1;
-		}
-	}
-	/* Mount points of RUN_ROOT_EXTRA (under a bound directory they exist
-	 * already, in the host's tree, once it is bound). */
-	for (size_t i = 0; i < s->cfg->n_root_extra; i++) {
-		snprintf(path, sizeof(path), "%s%s", root, s->cfg->root_extra[i]);
-		if (mkdir_p(path, 0755) < 0)
-			return -1;
-	}
-	for (int i = 0; i < s->cg.n_hierarchies; i++) {
-		snprintf(path, sizeof(path), "%s/sys/fs/cgroup/%s", root, s->cg.hierarchy[i]);
-		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			return -1;
-	}
-	return 0;
-}
-
-/* /usr/local is the host's own (nothing a language needs is there): hidden
- * under an empty directory unless RUN_ROOT_EXTRA asks for it or a path in it. */
-static bool usr_local_wanted(const struct gaol_config *cfg)
-{
-	for (size_t i = 0; i < cfg->n_root_extra; i++)
-		if (strncmp(cfg->root_extra[i], "/usr/local", 10) == 0 &&
-		    (cfg->root_extra[i][10] == '\0' || cfg->root_extra[i][10] == '/'))
-			return true;
-	return false;
-}
-
-/* What would name the host: its service configuration, /usr/local, its
- * identity files and boot's details (neutral.h), each under a file of the
- * run's own tmpfs at ids. */
-static void bind_neutral(const struct plan *p, const char *root, const char *ids)
-{
-	char src[PATH_MAX], path[PATH_MAX];
-
-	mount_or_fail(p, "tmpfs", ids, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		       "size=64k,nr_inodes=64,mode=0755", "mount neutral files");
-	int dfd = open(ids, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || neutral_write(dfd, p->slot->uid) < 0)
-		init_fail(p, "write neutral files");
-	close(dfd);
-	for (size_t i = 0; i < N(root_masked); i++) {
-		if (access(root_masked[i], F_OK) < 0)
-			continue;
-		snprintf(src, sizeof(src), "%s/%s", ids, NEUTRAL_EMPTY_FILE);
-		pathcat(path, sizeof(path), root, root_masked[i]);
-		bind_ro(p, src, path, "mask service config");
-	}
-	pathcat(path, sizeof(path), root, "/usr/local");
-	if (!usr_local_wanted(p->slot->cfg) && access(path, F_OK) == 0) {
-		snprintf(src, sizeof(src), "%s/%s", ids, NEUTRAL_EMPTY_DIR);
-		bind_ro(p, src, path, "mask /usr/local");
-	}
-	for (size_t i = 0; i < neutral_n_binds; i++) {
-		pathcat(path, sizeof(path), root, neutral_binds[i].target);
-		if (!neutral_binds[i].required && access(path, F_OK) < 0)
-			continue;
-		snprintf(src, sizeof(src), "%s/%s", ids, neutral_binds[i].name);
-		bind_ro(p, src, path, "bind neutral files");
-	}
-}
-
-/* The part of the run's mount view that no request decides: the new root
- * (a tmpfs of the run's own) with its read-only binds, /dev, /proc and the
- * neutral files.  A worker builds it ahead of the request (slot_prepare), or
- * the run does. */
+/* The part of the run's mount view that no request decides, on the slot's
+ * template (slot/template.h), which the clone copied into this mount
+ * namespace: what is the run's own, /proc (its PID namespace's), /dev/shm,
+ * the neutral files in /proc and the cgroup view (its cgroup namespace's).
+ * A worker builds it ahead of the request (slot_prepare), or the run does. */
 void mounts_build_static(const struct plan *p)
 {
 	const char *state = p->slot->state_dir;
-	char root[PATH_MAX], path[PATH_MAX], null[PATH_MAX];
+	char root[PATH_MAX], path[PATH_MAX], null[PATH_MAX], src[PATH_MAX];
 
+	/* Nothing done here reaches the worker's template, nor the host. */
 	mount_or_fail(p, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL,
 		       "make / private");
 	pathcat(root, sizeof(root), state, "/root");
-	mount_or_fail(p, "tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV,
-		       "size=1m,nr_inodes=1024,mode=0755", "mount root");
-	if (fill_root(p->slot, root) < 0)
-		init_fail(p, "skeleton");
-	for (size_t i = 0; i < N(root_allow); i++) {
-		struct stat st;
-		if (lstat(root_allow[i], &st) < 0 || !S_ISDIR(st.st_mode))
-			continue;
-		pathcat(path, sizeof(path), root, root_allow[i]);
-		bind_ro(p, root_allow[i], path, "bind allowlist");
-	}
-	const struct gaol_config *cfg = p->slot->cfg;
-	for (size_t i = 0; i < cfg->n_root_extra; i++) {
-		pathcat(path, sizeof(path), root, cfg->root_extra[i]);
-		bind_ro(p, cfg->root_extra[i], path, "bind RUN_ROOT_EXTRA");
-	}
-	pathcat(path, sizeof(path), root, "/dev");
-	build_dev(p, path);
+	pathcat(path, sizeof(path), root, "/dev/shm");
+	mount_or_fail(p, "tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		       "size=" SHM_SIZE ",mode=1777", "mount /dev/shm");
 	pathcat(path, sizeof(path), root, "/proc");
 	pathcat(null, sizeof(null), root, "/dev/null");
 	build_proc(p, path, null);
-	pathcat(path, sizeof(path), state, "/ids");
-	bind_neutral(p, root, path);
+	for (size_t i = 0; i < neutral_n_binds; i++) {
+		if (strncmp(neutral_binds[i].target, "/proc/", 6))
+			continue;       /* the template's */
+		pathcat(path, sizeof(path), root, neutral_binds[i].target);
+		if (!neutral_binds[i].required && access(path, F_OK) < 0)
+			continue;
+		/* Read-only: the template's neutral tmpfs is. */
+		snprintf(src, sizeof(src), "%s/ids/%s", state, neutral_binds[i].name);
+		mount_or_fail(p, src, path, NULL, MS_BIND, NULL, "bind neutral files");
+	}
 	mount_cgroup_view(p, root);
 	if (sethostname("gaol", 4) < 0)
 		init_fail(p, "sethostname");

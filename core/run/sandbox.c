@@ -75,33 +75,48 @@
 #include "inside/inside.h"
 #include "run/plan.h"
 #include "slot/netns.h"
+#include "slot/template.h"
 #include "util/prof.h"
 #include "util/util.h"
 
 /* ---- the worker's side ---- */
 
+struct init_clone {
+	unsigned long flags;
+	int leaf;               /* v2: the run's cgroup, or -1 */
+};
+
+static long clone_init(void *arg)
+{
+	const struct init_clone *c = arg;
+	if (c->leaf < 0)
+		return syscall(SYS_clone, c->flags | SIGCHLD, NULL, NULL, NULL, NULL);
+	struct clone_args args = {
+		.flags = c->flags | CLONE_INTO_CGROUP,
+		.exit_signal = SIGCHLD,
+		.cgroup = (uint64_t)c->leaf,
+	};
+	return syscall(SYS_clone3, &args, sizeof(args));
+}
+
+/* init starts in copies of the slot's template mount namespace
+ * (slot/template.h) and of nothing else of the worker's. */
 static pid_t spawn_init(struct slot *s, struct plan *p)
 {
-	unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
-			      CLONE_NEWUTS;
-	pid_t pid;
+	struct init_clone c = {
+		.flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS,
+		.leaf = -1,
+	};
 	if (s->cg.version == 2) {
 		/* A fresh leaf per run: its peak, CPU and OOM kills are its own. */
 		char why[192];
-		int leaf = cgroup_run_leaf(&s->cg, why, sizeof(why));
-		if (leaf < 0) {
+		c.leaf = cgroup_run_leaf(&s->cg, why, sizeof(why));
+		if (c.leaf < 0) {
 			fprintf(stderr, "gaol: %s\n", why);
 			return -1;
 		}
-		struct clone_args args = {
-			.flags = flags | CLONE_INTO_CGROUP,
-			.exit_signal = SIGCHLD,
-			.cgroup = (uint64_t)leaf,
-		};
-		pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
-	} else {
-		pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
 	}
+	pid_t pid = template_clone(s, clone_init, &c);
 	if (pid == 0)
 		init_main(p);
 	return pid;

@@ -37,16 +37,15 @@
 #include "run/sandbox.h"
 #include "slot/netns.h"
 #include "slot/slot.h"
+#include "slot/template.h"
 #include "util/prof.h"
 #include "util/util.h"
 
 #define SANDBOX_PATH "/usr/bin:/bin"
 
-/* The slot's mount points on the host: its runs' root, their neutral files
- * (inside/neutral.h) and their writable scratch, each a tmpfs mounted in the
- * run's own mount namespace only; init fills the root for each run
- * (mounts_fill_root), so the root is a tmpfs of the run's own and
- * /proc/self/mountinfo shows no host path for it. */
+/* The slot's mount points: its runs' root and their neutral files (the
+ * template's, mounted in its own mount namespace only: slot/template.h),
+ * and the runs' writable scratch (each run's tmpfs, in its own). */
 static int make_skeleton(struct slot *s, char *err, size_t errlen)
 {
 	static const char *const dirs[] = { "root", "ids", "scratch" };
@@ -100,6 +99,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 	 * every init that entered it before it looks (netns.c). */
 	slot->netns_reuse = lane == 0 && !cfg->netns_fresh;
 	slot->exiting_mntns = -1;
+	slot->template_ns = -1;
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
 		slot->cg.dir_fd[i] = slot->cg.procs_fd[i] = -1;
 	slot->cg.peak_fd = slot->cg.run_fd = -1;
@@ -125,7 +125,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 	snprintf(cg_name, sizeof(cg_name), "%s/%s", cfg->instance, name);
 	if (cgroup_slot_setup(&slot->cg, cgroup_version, cg_name, err, errlen) < 0)
 		return -1;
-	if (make_skeleton(slot, err, errlen) < 0)
+	if (make_skeleton(slot, err, errlen) < 0 || template_build(slot, err, errlen) < 0)
 		return -1;
 	if (build_env(slot, cfg) < 0) {
 		snprintf(err, errlen, "sandbox: environment errno=%d", errno);
@@ -141,6 +141,7 @@ void slot_free(struct slot *slot)
 	if (!slot->ready)
 		return;
 	sandbox_release(slot);
+	template_drop(slot);
 	slot->ready = false;
 	if (slot->envp) {
 		for (char **e = slot->envp; *e; e++)

@@ -40,6 +40,7 @@ struct slot {
 	struct plan *ahead;      /* a sandbox built ahead of its request */
 	pid_t exiting;           /* the last run's init, exiting on its own */
 	int exiting_mntns;       /* and its mount namespace, held until idle */
+	int template_ns;         /* its runs' fixed mount view (slot/template.h) */
 	struct seccomp_policy seccomp;
 };
 

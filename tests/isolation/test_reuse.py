@@ -178,3 +178,69 @@ result = found
     for r in results:
         assert r["shm"] == [] and r["sem"] == [] and r["msg"] == [], \
             "a run saw SysV IPC objects an earlier run left: %r" % r
+
+
+def test_the_slot_template_is_read_only_and_the_same_for_every_run(service, token):
+    # docs/design.md, "The slot's template": the read-only part of the mount
+    # view serves every run of a slot.  Each run tries to change every part
+    # of it (and leaves files where a run may write, /tmp and /dev/shm); the
+    # next run of the slot finds the template as the first run found it and
+    # nothing of the per-run parts.
+    results = runs_in_one_slot_after_another(service, """
+import os
+def kinds(path):
+    out = {}
+    for name in sorted(os.listdir(path)):
+        st = os.lstat(os.path.join(path, name))
+        out[name] = [st.st_mode, st.st_uid, st.st_size if not os.path.isdir(os.path.join(path, name)) else 0]
+    return out
+def refused(what, fn):
+    try:
+        fn()
+        return "done"
+    except OSError as e:
+        return e.errno
+found = {"uid": os.getuid(), "root": kinds("/"), "dev": kinds("/dev"),
+         "cgroup": kinds("/sys/fs/cgroup"), "usr_local": kinds("/usr/local"),
+         "passwd": open("/etc/passwd").read(), "machine_id": open("/etc/machine-id").read(),
+         "tmp": os.listdir("/tmp"), "shm": os.listdir("/dev/shm")}
+found["writes"] = {
+    "/ file": refused("/", lambda: open("/left-%(t)s", "w")),
+    "/ dir": refused("/", lambda: os.mkdir("/left-%(t)s.d")),
+    "/ link": refused("/", lambda: os.symlink("x", "/left-%(t)s.l")),
+    "/.old": refused("/", lambda: os.mkdir("/.old/left-%(t)s")),
+    "/dev file": refused("/dev", lambda: open("/dev/left-%(t)s", "w")),
+    "/dev chmod": refused("/dev", lambda: os.chmod("/dev/null", 0o777)),
+    "/etc/passwd": refused("/etc", lambda: open("/etc/passwd", "a")),
+    "/etc/machine-id": refused("/etc", lambda: open("/etc/machine-id", "w")),
+    "/usr/local": refused("/usr/local", lambda: open("/usr/local/left-%(t)s", "w")),
+    "cgroup view": refused("cg", lambda: os.mkdir("/sys/fs/cgroup/pids/left-%(t)s")
+                           if os.path.isdir("/sys/fs/cgroup/pids") else os.mkdir("/sys/fs/cgroup/left-%(t)s")),
+}
+open("/tmp/left-%(t)s", "w").write("x")
+open("/dev/shm/left-%(t)s", "w").write("x")
+result = found
+""" % {"t": token})
+    for r in results:
+        assert all(v != "done" for v in r["writes"].values()), \
+            "a run changed the slot's template: %r" % r["writes"]
+        assert r["tmp"] == [] and r["shm"] == [], \
+            "a run found files an earlier run left in /tmp or /dev/shm: %r" % r
+    by_slot = {}
+    for r in results:
+        first = by_slot.setdefault(r["uid"], r)
+        for part in ("root", "dev", "cgroup", "usr_local", "passwd"):
+            assert r[part] == first[part], \
+                "the slot's %s differs from one run to the next: %r vs %r" % (part, first[part], r[part])
+    # Nothing of a template is mounted where the host (or a worker, between
+    # clones) would see it: it lives in the slot's own mount namespace.
+    state = gi.STATE_DIR.rstrip("/") + "/"
+    workers = [pid for pid, comm in getattr(service, "processes", dict)().items()
+               if comm == "gaol-fcgi"]
+    for path in ["/proc/self/mountinfo"] + ["/proc/%d/mountinfo" % pid for pid in workers]:
+        try:
+            with open(path) as f:
+                text = f.read()
+        except OSError:
+            continue    # a worker that exited meanwhile
+        assert state not in text, "%s shows a mount under %s:\n%s" % (path, state, text)

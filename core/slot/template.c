@@ -1,0 +1,322 @@
+/*
+ * template: the part of a run's mount view that no run changes, built once
+ * per slot by its worker in a mount namespace of the slot's own, which the
+ * clone that starts each run's init copies (see template.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "api/config.h"
+#include "inside/inside.h"
+#include "inside/neutral.h"
+#include "slot/template.h"
+#include "util/fail.h"
+#include "util/util.h"
+
+/* The new root: read-only binds of these host paths (symlinks are copied as
+ * symlinks, missing paths skipped).  Everything else of the host is absent. */
+const char *const root_allow[] = {
+	"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+};
+const size_t root_allow_n = N(root_allow);
+
+/* Mount points and directories of a run's root. */
+static const char *const root_dirs[] = {
+	"dev", "proc", "tmp", "sandbox", "sys", "sys/fs", "sys/fs/cgroup", ".old",
+};
+
+/* Host files inside the allowlist that are the service's own: hidden under
+ * an empty file.  Absent ones are skipped. */
+static const char *const root_masked[] = {
+	"/etc/default/gaol", "/etc/gaol",
+};
+
+static const struct {
+	const char *name;
+	unsigned major, minor;
+} dev_nodes[] = {
+	{ "null", 1, 3 }, { "zero", 1, 5 }, { "full", 1, 7 },
+	{ "random", 1, 8 }, { "urandom", 1, 9 },
+};
+
+static const struct {
+	const char *name, *target;
+} dev_links[] = {
+	{ "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" },
+	{ "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
+};
+
+/* Each step below returns NULL, or the name of the step that failed with
+ * errno set. */
+#define TRY(call, step)                                                        \
+	do {                                                                   \
+		if ((call) < 0)                                                \
+			return (step);                                         \
+	} while (0)
+
+static const char *bind_ro(const char *src, const char *dst, const char *step)
+{
+	TRY(mount(src, dst, NULL, MS_BIND, NULL), step);
+	TRY(mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+		  NULL), step);
+	return NULL;
+}
+
+/* The skeleton: empty mount points and the allowlist's top-level symlinks. */
+static const char *fill_root(const struct slot *s, const char *root)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+
+	for (size_t i = 0; i < N(root_dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, root_dirs[i]);
+		TRY(mkdir(path, 0755), "skeleton");
+	}
+	for (size_t i = 0; i < N(root_allow); i++) {
+		struct stat st;
+		if (lstat(root_allow[i], &st) < 0)
+			continue;
+		snprintf(path, sizeof(path), "%s%s", root, root_allow[i]);
+		if (S_ISLNK(st.st_mode)) {
+			ssize_t n = readlink(root_allow[i], target, sizeof(target) - 1);
+			TRY(n, "skeleton");
+			target[n] = 0;
+			TRY(symlink(target, path), "skeleton");
+		} else if (S_ISDIR(st.st_mode)) {
+			TRY(mkdir(path, 0755), "skeleton");
+		}
+	}
+	/* Mount points of RUN_ROOT_EXTRA (under a bound directory they exist
+	 * already, in the host's tree, once it is bound). */
+	for (size_t i = 0; i < s->cfg->n_root_extra; i++) {
+		snprintf(path, sizeof(path), "%s%s", root, s->cfg->root_extra[i]);
+		TRY(mkdir_p(path, 0755), "skeleton");
+	}
+	for (int i = 0; i < s->cg.n_hierarchies; i++) {
+		snprintf(path, sizeof(path), "%s/sys/fs/cgroup/%s", root, s->cg.hierarchy[i]);
+		TRY(mkdir(path, 0755), "skeleton");
+	}
+	return NULL;
+}
+
+/* /dev: a small read-only tmpfs of device nodes; /dev/shm in it is each
+ * run's own tmpfs (mounts_build_static). */
+static const char *build_dev(const char *dev)
+{
+	TRY(mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC,
+		  "size=64k,nr_inodes=64,mode=0755"), "mount /dev");
+	int dfd = open(dev, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	TRY(dfd, "open /dev");
+	const char *failed = NULL;
+	for (size_t i = 0; i < N(dev_nodes) && !failed; i++)
+		if (mknodat(dfd, dev_nodes[i].name, S_IFCHR | 0666,
+			    makedev(dev_nodes[i].major, dev_nodes[i].minor)) < 0 ||
+		    fchmodat(dfd, dev_nodes[i].name, 0666, 0) < 0)
+			failed = "mknod /dev";
+	for (size_t i = 0; i < N(dev_links) && !failed; i++)
+		if (symlinkat(dev_links[i].target, dfd, dev_links[i].name) < 0)
+			failed = "symlink /dev";
+	if (!failed && (mkdirat(dfd, "shm", 01777) < 0 || fchmodat(dfd, "shm", 01777, 0) < 0))
+		failed = "mkdir /dev/shm";
+	int saved = errno;
+	close(dfd);
+	errno = saved;
+	if (failed)
+		return failed;
+	TRY(mount(NULL, dev, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC,
+		  "size=64k,nr_inodes=64,mode=0755"), "remount /dev");
+	return NULL;
+}
+
+/* /usr/local is the host's own (nothing a language needs is there): hidden
+ * under an empty directory unless RUN_ROOT_EXTRA asks for it or a path in it. */
+static bool usr_local_wanted(const struct gaol_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_root_extra; i++)
+		if (strncmp(cfg->root_extra[i], "/usr/local", 10) == 0 &&
+		    (cfg->root_extra[i][10] == '\0' || cfg->root_extra[i][10] == '/'))
+			return true;
+	return false;
+}
+
+/* What would name the host, outside /proc: the service's configuration,
+ * /usr/local, the identity files (neutral.h), each under a file of the
+ * slot's neutral tmpfs at ids (which stays mounted for the runs' /proc
+ * binds: mounts_build_static). */
+static const char *bind_neutral(const struct slot *s, const char *root, const char *ids)
+{
+	char src[PATH_MAX], path[PATH_MAX];
+
+	TRY(mount("tmpfs", ids, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "size=64k,nr_inodes=64,mode=0755"), "mount neutral files");
+	int dfd = open(ids, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	TRY(dfd, "write neutral files");
+	int rc = neutral_write(dfd, s->uid);
+	int saved = errno;
+	close(dfd);
+	errno = saved;
+	TRY(rc, "write neutral files");
+	/* Read-only from here on: a bind of one of its files is read-only
+	 * without a remount of its own (the runs' /proc binds). */
+	TRY(mount(NULL, ids, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "size=64k,nr_inodes=64,mode=0755"), "neutral files read-only");
+	for (size_t i = 0; i < N(root_masked); i++) {
+		if (access(root_masked[i], F_OK) < 0)
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", ids, NEUTRAL_EMPTY_FILE);
+		snprintf(path, sizeof(path), "%s%s", root, root_masked[i]);
+		const char *failed = bind_ro(src, path, "mask service config");
+		if (failed)
+			return failed;
+	}
+	snprintf(path, sizeof(path), "%s/usr/local", root);
+	if (!usr_local_wanted(s->cfg) && access(path, F_OK) == 0) {
+		snprintf(src, sizeof(src), "%s/%s", ids, NEUTRAL_EMPTY_DIR);
+		const char *failed = bind_ro(src, path, "mask /usr/local");
+		if (failed)
+			return failed;
+	}
+	for (size_t i = 0; i < neutral_n_binds; i++) {
+		if (!strncmp(neutral_binds[i].target, "/proc/", 6))
+			continue;       /* each run's own /proc: mounts_build_static */
+		snprintf(path, sizeof(path), "%s%s", root, neutral_binds[i].target);
+		if (!neutral_binds[i].required && access(path, F_OK) < 0)
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", ids, neutral_binds[i].name);
+		const char *failed = bind_ro(src, path, "bind neutral files");
+		if (failed)
+			return failed;
+	}
+	return NULL;
+}
+
+static const char *build(const struct slot *s, const char *root, const char *ids)
+{
+	const char *failed;
+	char path[PATH_MAX];
+
+	TRY(mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV,
+		  "size=1m,nr_inodes=1024,mode=0755"), "mount root");
+	if ((failed = fill_root(s, root)))
+		return failed;
+	for (size_t i = 0; i < N(root_allow); i++) {
+		struct stat st;
+		if (lstat(root_allow[i], &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		snprintf(path, sizeof(path), "%s%s", root, root_allow[i]);
+		if ((failed = bind_ro(root_allow[i], path, "bind allowlist")))
+			return failed;
+	}
+	for (size_t i = 0; i < s->cfg->n_root_extra; i++) {
+		snprintf(path, sizeof(path), "%s%s", root, s->cfg->root_extra[i]);
+		if ((failed = bind_ro(s->cfg->root_extra[i], path, "bind RUN_ROOT_EXTRA")))
+			return failed;
+	}
+	snprintf(path, sizeof(path), "%s/dev", root);
+	if ((failed = build_dev(path)) || (failed = bind_neutral(s, root, ids)))
+		return failed;
+	/* Private: a run's copy of it shares no mount event with it. */
+	TRY(mount(NULL, root, NULL, MS_REC | MS_PRIVATE, NULL), "make template private");
+	return NULL;
+}
+
+/* The mount namespace the process started in (the host's), to come back
+ * to; opened once, and shared with the judging lanes a worker forks. */
+static int home_ns = -1;
+
+static int go_home(int cwd)
+{
+	int rc = setns(home_ns, CLONE_NEWNS);
+	/* setns() put the working directory at the root. */
+	if (cwd >= 0 && fchdir(cwd) < 0)
+		rc = -1;
+	return rc;
+}
+
+int template_build(struct slot *s, char *err, size_t errlen)
+{
+	char root[PATH_MAX], ids[PATH_MAX];
+
+	if (home_ns < 0 && (home_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0)
+		return fail(err, errlen, "sandbox: template: open own mount namespace errno=%d",
+			    errno);
+	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0)
+		return fail(err, errlen, "sandbox: template: open working directory errno=%d", errno);
+	snprintf(root, sizeof(root), "%s/root", s->state_dir);
+	snprintf(ids, sizeof(ids), "%s/ids", s->state_dir);
+	/* A slave of the host's: the host's later mounts (a language's
+	 * toolchain on a new filesystem) reach it, none of its reach the host. */
+	const char *failed = NULL;
+	if (unshare(CLONE_NEWNS) < 0)
+		failed = "own mount namespace";
+	else if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+		failed = "make / a slave";
+	else
+		failed = build(s, root, ids);
+	int saved = errno;
+	if (!failed && (s->template_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0) {
+		failed = "open its mount namespace";
+		saved = errno;
+	}
+	/* Back home, whatever happened: a failed template's namespace goes
+	 * when nothing holds it. */
+	if (go_home(cwd) < 0) {
+		close(cwd);
+		return fail(err, errlen, "sandbox: template: back to the worker's mount "
+			    "namespace errno=%d", errno);
+	}
+	close(cwd);
+	if (failed) {
+		if (s->template_ns >= 0)
+			close(s->template_ns);
+		s->template_ns = -1;
+		return fail(err, errlen, "sandbox: template: %s errno=%d", failed, saved);
+	}
+	return 0;
+}
+
+pid_t template_clone(const struct slot *s, long (*clone_fn)(void *), void *arg)
+{
+	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0)
+		return -1;
+	if (setns(s->template_ns, CLONE_NEWNS) < 0) {
+		int saved = errno;
+		close(cwd);
+		errno = saved;
+		return -1;
+	}
+	pid_t pid = (pid_t)clone_fn(arg);
+	int saved = errno;
+	if (pid == 0) {
+		close(cwd);
+		return 0;       /* the child, in a copy of the template */
+	}
+	if (go_home(cwd) < 0) {
+		/* A worker stranded in the template's namespace must not go on. */
+		fprintf(stderr, "gaol: sandbox: template: back to the worker's mount "
+			"namespace errno=%d\n", errno);
+		abort();
+	}
+	close(cwd);
+	errno = saved;
+	return pid;
+}
+
+void template_drop(struct slot *s)
+{
+	if (s->template_ns >= 0)
+		close(s->template_ns);
+	s->template_ns = -1;
+}
