@@ -1,11 +1,11 @@
 /*
  * neutral: the files a run sees in place of the host's own, so that nothing
  * inside identifies the host: passwd and group with the slot's user, a
- * hostname, a machine id and a boot id made up per run, an empty kernel
+ * hostname, a machine id and a boot id made up per slot, an empty kernel
  * command line, and a meminfo that tells the run's own memory limit.
- * Written by the run's init into a tmpfs of its mount namespace and bound
- * over the host's paths (sandbox.c), so that /proc/self/mountinfo names no
- * host path either.
+ * Written by the worker into the slot template's tmpfs (slot/template.c)
+ * and bound over the host's paths (meminfo by the run's init, into its
+ * scratch tmpfs), so that /proc/self/mountinfo names no host path either.
  */
 #ifndef GAOL_NEUTRAL_H
 #define GAOL_NEUTRAL_H

@@ -12,9 +12,11 @@
  *   init     PID 1 of the run's new PID namespace, still root, in new mount,
  *            IPC, UTS and cgroup namespaces, a network namespace of its own
  *            (only a loopback) and the slot's cgroup (cloned into it on v2,
- *            joined first thing on v1).  It builds the mount view: first
- *            what no request decides (mounts_build_static: the read-only
- *            root, /dev, /proc, the cgroup view), then the request's part
+ *            joined first thing on v1).  It starts in a copy of the slot's
+ *            template mount namespace (slot/template.h: the read-only root,
+ *            /dev, the neutral files) and builds the rest of the view: first
+ *            what no request decides (mounts_build_static: /proc, /dev/shm,
+ *            the cgroup view), then the request's part
  *            (mounts_build_request: the writable tmpfs, /sandbox over the
  *            language directory, pivot_root); core/inside/ holds both.  It starts the payload and reaps
  *            everything reparented to it.  When the payload exits it kills
