@@ -95,9 +95,14 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 	slot->netns_fresh_len = -1;
 	for (int i = 0; i < NETNS_WATCHED; i++)
 		slot->netns_files[i] = -1;
-	/* Only the worker's own slot reuses its network namespace: it reaps
-	 * every init that entered it before it looks (netns.c). */
-	slot->netns_reuse = lane == 0 && !cfg->netns_fresh;
+	/* A slot's network namespace may serve its next run when proven
+	 * unchanged, looked at only once every init that entered it is reaped
+	 * (netns.c): between a worker's requests, and between the tests one
+	 * judging lane runs one after the other (sandbox_run reaps first).  A
+	 * lane's child never hands it back: the worker makes the lane a new
+	 * one when idle (slot_spent). */
+	slot->netns_reuse = !cfg->netns_fresh;
+	(void)lane;
 	slot->exiting_mntns = -1;
 	slot->template_ns = -1;
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
@@ -176,7 +181,9 @@ void slot_describe_cgroup(const struct slot *slot, char *buf, size_t len)
 
 void slot_spent(struct slot *slot)
 {
+	/* Never reused: the child's inits may not all be reaped yet. */
 	slot->netns_used = true;
+	slot->netns_fresh_len = -1;
 }
 
 /* Between runs, with nothing in the slot's cgroup: empty it of what the
@@ -195,11 +202,19 @@ void slot_settle(struct slot *slot)
 
 int slot_refresh(struct slot *slot, char *err, size_t errlen)
 {
-	if (!slot->ready || !slot->netns_used)
+	if (!slot->ready)
 		return 0;
+	if (!slot->netns_used) {
+		netns_remember(slot);   /* before a run first enters it */
+		return 0;
+	}
 	/* A run (a judging lane's) ended since the last refresh. */
 	if (!slot->ahead)
 		slot_settle(slot);
+	if (netns_unchanged(slot)) {
+		slot->netns_used = false;
+		return 0;
+	}
 	return netns_make(slot, err, errlen);
 }
 

@@ -50,8 +50,10 @@ struct slot {
 int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_version,
 	      unsigned index, unsigned lane, char *err, size_t errlen);
 void slot_free(struct slot *slot);
-/* Prepares what the next run needs fresh (its network namespace), off the
- * request's path: the worker calls it while idle.  0, or -1 with err. */
+/* Prepares what the next run needs fresh (its network namespace: the one a
+ * run used again only when proven unchanged, slot/netns.h), off the
+ * request's path: the worker calls it while idle, a judging lane before
+ * each test, once the last test's init is reaped.  0, or -1 with err. */
 int slot_refresh(struct slot *slot, char *err, size_t errlen);
 /* As slot_refresh, for the worker's own slot once every init that entered
  * its network namespace is reaped: that namespace is given to the next run
@@ -61,7 +63,7 @@ int slot_renew(struct slot *slot, char *err, size_t errlen);
  * runs left charged to it (cgroup_slot_settle).  Best effort, logged. */
 void slot_settle(struct slot *slot);
 /* Another process (a judging lane's child) ran in this slot and entered its
- * network namespace: the next run needs a fresh one. */
+ * network namespace: the next run needs a fresh one, never that one. */
 void slot_spent(struct slot *slot);
 
 /* What the self-check reports and uses of a slot, read-only: its UID, its

@@ -244,3 +244,61 @@ result = found
         except OSError:
             continue    # a worker that exited meanwhile
         assert state not in text, "%s shows a mount under %s:\n%s" % (path, state, text)
+
+
+def test_a_judging_lane_reuses_nothing_a_test_left(service, token):
+    # A judging lane runs its share of an /evaluate's tests one after the
+    # other in its slot, and gives its network namespace to its next test
+    # only when proven unchanged (docs/design.md): each test here looks for
+    # a TIME_WAIT or a counter an earlier test left, answers "clean" when
+    # there is none, then leaves both behind.  Every test must be OK.
+    if service.via != "http":
+        raise AssertionError("/evaluate needs the HTTP service (GAOL_ISOLATION_VIA unset)")
+    port = 20000 + int(token[-5:], 16) % 20000
+    code = """
+import socket, sys
+sys.stdin.read()
+def tw():
+    with open('/proc/net/sockstat') as f:
+        for line in f:
+            if line.startswith('TCP:'):
+                w = line.split()
+                return int(w[w.index('tw') + 1])
+def udp_out():
+    with open('/proc/net/snmp') as f:
+        rows = [l.split() for l in f if l.startswith('Udp:')]
+    return int(rows[1][rows[0].index('OutDatagrams')])
+seen = []
+if tw():
+    seen.append('tw %%d' %% tw())
+if udp_out():
+    seen.append('udp out %%d' %% udp_out())
+probe = socket.socket()
+try:
+    probe.bind(('127.0.0.1', %(port)d))
+except OSError as e:
+    seen.append('bind errno %%d' %% e.errno)
+probe.close()
+print(' '.join(seen) or 'clean')
+sys.stdout.flush()
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(('127.0.0.1', %(port)d))
+srv.listen(1)
+cli = socket.create_connection(('127.0.0.1', %(port)d))
+conn, _ = srv.accept()
+conn.sendall(b'x')
+cli.recv(1)
+conn.close()
+cli.recv(1)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.sendto(b'x', ('127.0.0.1', %(port)d))
+""" % {"port": port}
+    body = {"language": "python", "code": code,
+            "test_cases": [{"input": str(i), "expected_output": "clean"} for i in range(8)]}
+    resp = service.stack.post("/evaluate", body, timeout=120)
+    assert resp.status == 200, resp
+    results = resp.json()["results"]
+    assert len(results) == 8, results
+    for r in results:
+        assert r["verdict"] == "OK", "a test saw what an earlier one left: %r" % r
