@@ -1,7 +1,7 @@
 /*
  * Slot cgroups.  Each worker owns one slot, and each slot one cgroup (one per
- * controller on v1), created at start-up under the service's own cgroup with
- * libcgroup.  A run never gets a cgroup of its own: the slot's is reused, and
+ * controller on v1), created at start-up under the service's own cgroup (on
+ * v1 with mkdir where libcgroup says each controller is mounted).  A run never gets a cgroup of its own: the slot's is reused, and
  * its counters are taken as differences or resets around the run, so the
  * per-run cost is a handful of small reads and writes on descriptors opened
  * once.
@@ -220,35 +220,47 @@ int cgroup_service_prepare(int *version, char *err, size_t errlen)
 	return cg2_service_prepare(err, errlen);
 }
 
-/* v1: creates <base>/<slot_name> for one controller with libcgroup and
- * opens its directory.  slot_name is <instance>/<slot> (GAOL_INSTANCE), so
- * the instances on one machine each have a parent of their own. */
+/* v1: creates <base>/<slot_name> for one controller and opens its
+ * directory.  slot_name is <instance>/<slot> (GAOL_INSTANCE), so the
+ * instances on one machine each have a parent of their own.  <base> is the
+ * service's own cgroup (or the parent of its pool's), so it exists: only
+ * slot_name's components are made, with mkdir, as root, which is the owner
+ * wanted.  (libcgroup's cgroup_create_cgroup did the same mkdir -p from /,
+ * then chowned the directory and every file in it to root, which owned them
+ * already, and wrote no value: this start-up's largest cost but the
+ * network namespace, for nothing.) */
 static int create(const char *controller, const char *base, const char *slot_name,
 		  char *path, size_t plen, char *err, size_t errlen)
 {
-	char name[512];
-	snprintf(name, sizeof(name), "%s%s%s", base,
-		 *base ? "/" : "", slot_name);
-	struct cgroup *cg = cgroup_new_cgroup(name);
-	if (!cg) {
-		snprintf(err, errlen, "cgroup: new %s failed", name);
-		return -1;
-	}
-	int rc = cgroup_add_controller(cg, controller) ? 0 : ECGFAIL;
-	if (!rc)
-		rc = cgroup_create_cgroup(cg, 0);
-	cgroup_free(&cg);
-	if (rc) {
-		snprintf(err, errlen, "cgroup: create %s (%s): %s", name, controller,
-			 cgroup_strerror(rc));
-		return -1;
-	}
 	char mp[512];
 	if (mount_point(controller, mp, sizeof(mp)) < 0) {
 		snprintf(err, errlen, "cgroup: no mount point for %s", controller);
 		return -1;
 	}
-	snprintf(path, plen, "%s/%s", mp, name);
+	int n = snprintf(path, plen, "%s%s%s/%s", mp, *base ? "/" : "", base, slot_name);
+	if (n < 0 || (size_t)n >= plen) {
+		snprintf(err, errlen, "cgroup: path too long for %s/%s", base, slot_name);
+		return -1;
+	}
+	/* Each component of slot_name, parent first: an existing one is fine. */
+	char *c = path + n - strlen(slot_name);
+	for (;; c++) {
+		char *slash = strchr(c, '/');
+		if (slash)
+			*slash = 0;
+		int rc = mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
+		int e = errno;
+		if (slash)
+			*slash = '/';
+		if (rc < 0) {
+			snprintf(err, errlen, "cgroup: create %s%s%s (%s): %s", base,
+				 *base ? "/" : "", slot_name, controller, strerror(e));
+			return -1;
+		}
+		if (!slash)
+			break;
+		c = slash;
+	}
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		snprintf(err, errlen, "cgroup: open %s errno=%d", path, errno);
