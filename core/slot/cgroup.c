@@ -220,6 +220,23 @@ int cgroup_service_prepare(int *version, char *err, size_t errlen)
 	return cg2_service_prepare(err, errlen);
 }
 
+/* mkdir of each component of path from first on (an existing one will do):
+ * 0, or the errno of the one that failed. */
+static int mkdir_components(char *path, char *first)
+{
+	for (char *c = first;; c++) {
+		char *slash = strchr(c, '/');
+		if (slash)
+			*slash = 0;
+		int e = mkdir(path, 0755) < 0 && errno != EEXIST ? errno : 0;
+		if (slash)
+			*slash = '/';
+		if (e || !slash)
+			return e;
+		c = slash;
+	}
+}
+
 /* v1: creates <base>/<slot_name> for one controller and opens its
  * directory.  slot_name is <instance>/<slot> (GAOL_INSTANCE), so the
  * instances on one machine each have a parent of their own.  <base> is the
@@ -242,24 +259,19 @@ static int create(const char *controller, const char *base, const char *slot_nam
 		snprintf(err, errlen, "cgroup: path too long for %s/%s", base, slot_name);
 		return -1;
 	}
-	/* Each component of slot_name, parent first: an existing one is fine. */
-	char *c = path + n - strlen(slot_name);
-	for (;; c++) {
-		char *slash = strchr(c, '/');
-		if (slash)
-			*slash = 0;
-		int rc = mkdir(path, 0755) < 0 && errno != EEXIST ? -1 : 0;
-		int e = errno;
-		if (slash)
-			*slash = '/';
-		if (rc < 0) {
-			snprintf(err, errlen, "cgroup: create %s%s%s (%s): %s", base,
-				 *base ? "/" : "", slot_name, controller, strerror(e));
-			return -1;
-		}
-		if (!slash)
+	/* Each component of slot_name, parent first: an existing one is fine.
+	 * A parent removed meanwhile by another process whose slot was the
+	 * last of this instance (cgroup_slot_close) is made again. */
+	int e = 0;
+	for (int tries = 0; tries < 8; tries++) {
+		e = mkdir_components(path, path + n - strlen(slot_name));
+		if (e != ENOENT)
 			break;
-		c = slash;
+	}
+	if (e) {
+		snprintf(err, errlen, "cgroup: create %s%s%s (%s): %s", base,
+			 *base ? "/" : "", slot_name, controller, strerror(e));
+		return -1;
 	}
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -503,6 +515,18 @@ void cgroup_slot_kill_all(const struct slot_cgroup *cg)
 	}
 }
 
+/* v1: the instance's directory (the parent of the slot's, path), when the
+ * slot was the last in it (EBUSY otherwise: left), as on v2. */
+static void rmdir_instance(char *path)
+{
+	char *slash = strrchr(path, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	rmdir(path);
+	*slash = '/';
+}
+
 void cgroup_slot_close(struct slot_cgroup *cg)
 {
 	if (cg->version == 2 && cg->dir_fd[0] >= 0) {
@@ -515,8 +539,8 @@ void cgroup_slot_close(struct slot_cgroup *cg)
 		int fd = cg->dir_fd[i];
 		/* An empty slot cgroup goes with its worker; one still holding a
 		 * process stays, for the next start-up's sweep. */
-		if (cg->path[i][0])
-			rmdir(cg->path[i]);
+		if (cg->path[i][0] && rmdir(cg->path[i]) == 0)
+			rmdir_instance(cg->path[i]);
 		cg->path[i][0] = 0;
 		if (fd >= 0) {
 			close(fd);
