@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,8 +99,10 @@ static int number(const char *s, long lo, long hi, long *out)
 }
 
 /* The engine in slot (default: RUN_CONCURRENCY, the first slot beyond a
- * running pool's), its UID ours alone while we run in it (uidlock.h). */
-static int open_engine(struct engine *e, long slot, struct uid_locks *uid)
+ * running pool's), its UID ours alone while we run in it (uidlock.h).
+ * Without lanes (run_only) the slot alone is taken: main takes the judging
+ * lanes when the request turns out to be an /evaluate. */
+static int open_engine(struct engine *e, long slot, bool run_only, struct uid_locks *uid)
 {
 	char err[1024];
 	struct gaol_config probe;
@@ -118,7 +121,8 @@ static int open_engine(struct engine *e, long slot, struct uid_locks *uid)
 	}
 	if (uidlock_take(uid, e->cfg.instance, e->cfg.uid_base + (uid_t)slot, 1,
 			 err, sizeof(err)) < 0 ||
-	    engine_take_slot(e, (unsigned)slot, err, sizeof(err)) < 0) {
+	    (run_only ? engine_take_run_slot(e, (unsigned)slot, err, sizeof(err))
+	     : engine_take_slot(e, (unsigned)slot, err, sizeof(err))) < 0) {
 		fprintf(stderr, "gaol-run: %s\n", err);
 		engine_free(e);
 		uidlock_release(uid);
@@ -179,7 +183,7 @@ int main(int argc, char **argv)
 
 	struct engine e;
 	struct uid_locks uid = { 0 };
-	if (open_engine(&e, slot, &uid) < 0)
+	if (open_engine(&e, slot, !check, &uid) < 0)
 		return 2;
 	if (check) {
 		int missing = engine_selfcheck(&e, stdout);
@@ -192,6 +196,17 @@ int main(int argc, char **argv)
 	struct answer a = { 0 };
 	double *ms = calloc((size_t)repeat, sizeof(*ms));
 	int evaluate = body && is_evaluate(body, len);
+	if (evaluate) {
+		char err[1024];
+		if (engine_take_lanes(&e, err, sizeof(err)) < 0) {
+			fprintf(stderr, "gaol-run: %s\n", err);
+			free(body);
+			free(ms);
+			engine_free(&e);
+			uidlock_release(&uid);
+			return 2;
+		}
+	}
 	double start = now_us() / 1e3;
 	for (long i = 0; i < repeat; i++) {
 		answer_free(&a);
