@@ -195,28 +195,125 @@ int cgroup_own_path(const char *controller, char *out, size_t len)
 	return 0;
 }
 
+/* A /proc/self/mounts text: where the v1 hierarchy holding controller is
+ * mounted (the first such mount, as libcgroup took it), with the octal
+ * escapes of the field decoded.  0 or -1. */
+int cg_parse_v1_mount_point(const char *text, const char *controller, char *out,
+			    size_t len)
+{
+	size_t want = strlen(controller);
+	for (const char *line = text; line && *line; ) {
+		const char *nl = strchr(line, '\n');
+		const char *end = nl ? nl : line + strlen(line);
+		/* device, mount point, type, options */
+		const char *f[4];
+		size_t flen[4];
+		const char *c = line;
+		int n = 0;
+		for (; n < 4 && c < end; n++) {
+			f[n] = c;
+			while (c < end && *c != ' ')
+				c++;
+			flen[n] = (size_t)(c - f[n]);
+			while (c < end && *c == ' ')
+				c++;
+		}
+		bool match = false;
+		if (n == 4 && flen[2] == 6 && !strncmp(f[2], "cgroup", 6)) {
+			for (const char *o = f[3], *oe = f[3] + flen[3]; o < oe; ) {
+				const char *comma = memchr(o, ',', (size_t)(oe - o));
+				const char *te = comma ? comma : oe;
+				if ((size_t)(te - o) == want && !strncmp(o, controller, want))
+					match = true;
+				o = te + 1;
+			}
+		}
+		if (match && len) {
+			size_t k = 0;
+			for (size_t i = 0; i < flen[1] && k + 1 < len; i++) {
+				const char *q = f[1] + i;
+				if (*q == '\\' && i + 3 < flen[1] && q[1] >= '0' && q[1] <= '3' &&
+				    q[2] >= '0' && q[2] <= '7' && q[3] >= '0' && q[3] <= '7') {
+					out[k++] = (char)((q[1] - '0') * 64 + (q[2] - '0') * 8 + (q[3] - '0'));
+					i += 3;
+				} else {
+					out[k++] = *q;
+				}
+			}
+			out[k] = 0;
+			return 0;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return -1;
+}
+
+/* v1: where each controller gaol uses is mounted, read from /proc/self/mounts
+ * once per process (as libcgroup's cgroup_init did, which v1 no longer calls:
+ * it cleared tables of every controller and mount for a tenth of a
+ * gaol-run's start-up). */
+static const char *const v1_known[] = { "memory", "pids", "cpu", "cpuacct", "cpuset" };
+static char v1_mounts[N(v1_known)][512];
+static bool v1_mounts_read;
+
+int cgroup_v1_mount_point(const char *controller, char *out, size_t len)
+{
+	if (!v1_mounts_read) {
+		FILE *f = fopen("/proc/self/mounts", "re");
+		if (!f)
+			return -1;
+		size_t cap = 0, n = 0;
+		char *text = NULL;
+		for (;;) {
+			if (n + 4096 + 1 > cap) {
+				char *t = realloc(text, cap = cap ? cap * 2 : 16384);
+				if (!t)
+					break;
+				text = t;
+			}
+			size_t got = fread(text + n, 1, cap - n - 1, f);
+			if (!got)
+				break;
+			n += got;
+		}
+		fclose(f);
+		if (!text)
+			return -1;
+		text[n] = 0;
+		for (size_t i = 0; i < N(v1_known); i++)
+			if (cg_parse_v1_mount_point(text, v1_known[i], v1_mounts[i],
+						    sizeof(v1_mounts[i])) < 0)
+				v1_mounts[i][0] = 0;
+		free(text);
+		v1_mounts_read = true;
+	}
+	for (size_t i = 0; i < N(v1_known); i++) {
+		if (strcmp(controller, v1_known[i]))
+			continue;
+		if (!v1_mounts[i][0])
+			return -1;
+		snprintf(out, len, "%s", v1_mounts[i]);
+		return 0;
+	}
+	return -1;
+}
+
 static int mount_point(const char *controller, char *out, size_t len)
 {
-	char *mp = NULL;
-	if (cgroup_get_subsys_mount_point(controller, &mp) || !mp)
-		return -1;
-	snprintf(out, len, "%s", mp);
-	free(mp);
-	return 0;
+	return cgroup_v1_mount_point(controller, out, len);
 }
 
 int cgroup_service_prepare(int *version, char *err, size_t errlen)
 {
+	int v = cg_version();
+	*version = v;
+	if (v == 1)
+		return 0;
 	int rc = cgroup_init();
 	if (rc) {
 		snprintf(err, errlen, "cgroup: libcgroup init: %s", cgroup_strerror(rc));
 		return -1;
 	}
-	int v = cg_version();
-	*version = v;
-	if (v == 1)
-		return 0;
-
 	return cg2_service_prepare(err, errlen);
 }
 
