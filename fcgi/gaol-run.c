@@ -101,8 +101,11 @@ static int number(const char *s, long lo, long hi, long *out)
 /* The engine in slot (default: RUN_CONCURRENCY, the first slot beyond a
  * running pool's), its UID ours alone while we run in it (uidlock.h).
  * Without lanes (run_only) the slot alone is taken: main takes the judging
- * lanes when the request turns out to be an /evaluate. */
-static int open_engine(struct engine *e, long slot, bool run_only, struct uid_locks *uid)
+ * lanes when the request turns out to be an /evaluate.  A single run
+ * (one_shot) has no next run to give its network namespace to: none is
+ * watched for reuse (slot/netns.c), as with RUN_NETNS_FRESH=1. */
+static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot,
+		       struct uid_locks *uid)
 {
 	char err[1024];
 	struct gaol_config probe;
@@ -119,6 +122,8 @@ static int open_engine(struct engine *e, long slot, bool run_only, struct uid_lo
 		fprintf(stderr, "gaol-run: %s\n", err);
 		return -1;
 	}
+	if (one_shot)
+		e->cfg.netns_fresh = true;
 	if (uidlock_take(uid, e->cfg.instance, e->cfg.uid_base + (uid_t)slot, 1,
 			 err, sizeof(err)) < 0 ||
 	    (run_only ? engine_take_run_slot(e, (unsigned)slot, err, sizeof(err))
@@ -183,7 +188,7 @@ int main(int argc, char **argv)
 
 	struct engine e;
 	struct uid_locks uid = { 0 };
-	if (open_engine(&e, slot, !check, &uid) < 0)
+	if (open_engine(&e, slot, !check, !check && repeat == 1, &uid) < 0)
 		return 2;
 	if (check) {
 		int missing = engine_selfcheck(&e, stdout);
