@@ -252,7 +252,10 @@ int main(int argc, char **argv)
 	int rc = a.outcome == OUTCOME_OK ? 0 : 1;
 	answer_free(&a);
 	free(body);
-	engine_free(&e);
+	if (repeat == 1)
+		engine_free_now(&e);
+	else
+		engine_free(&e);
 	uidlock_release(&uid);
 	return rc;
 }

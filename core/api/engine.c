@@ -135,6 +135,12 @@ void engine_release_slot(struct engine *e)
 	slot_free(&e->slot);
 }
 
+void engine_free_now(struct engine *e)
+{
+	sandbox_release_now(&e->slot);
+	engine_free(e);
+}
+
 void engine_free(struct engine *e)
 {
 	engine_release_slot(e);
