@@ -15,7 +15,7 @@ WARN      := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
 HARDEN    := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fstack-clash-protection \
              -fcf-protection -fPIE
 LDHARDEN  := -pie -Wl,-z,relro,-z,now
-PKGS      := json-c libseccomp libcgroup libcrypto
+PKGS      := json-c libseccomp libcgroup
 ifeq ($(SANITIZE),1)
 BUILD     := build-san
 CFLAGS    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -66,7 +66,7 @@ FCGI_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out fcgi/gaol-run.c,$(wildcard
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 
 # Debian packages, by purpose.  Languages list their own in langs/<slug>/packages.
-DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcgroup-dev libssl-dev
+DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcgroup-dev
 DEPS_RUN   := nginx spawn-fcgi util-linux
 DEPS_TEST  := check python3 python3-pytest python3-prometheus-client curl iproute2 systemd mandoc man-db
 DEPS_BENCH := wrk hyperfine bubblewrap fcgiwrap

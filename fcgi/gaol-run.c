@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,8 +99,13 @@ static int number(const char *s, long lo, long hi, long *out)
 }
 
 /* The engine in slot (default: RUN_CONCURRENCY, the first slot beyond a
- * running pool's), its UID ours alone while we run in it (uidlock.h). */
-static int open_engine(struct engine *e, long slot, struct uid_locks *uid)
+ * running pool's), its UID ours alone while we run in it (uidlock.h).
+ * Without lanes (run_only) the slot alone is taken: main takes the judging
+ * lanes when the request turns out to be an /evaluate.  A single run
+ * (one_shot) has no next run to give its network namespace to: none is
+ * watched for reuse (slot/netns.c), as with RUN_NETNS_FRESH=1. */
+static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot,
+		       struct uid_locks *uid)
 {
 	char err[1024];
 	struct gaol_config probe;
@@ -116,9 +122,12 @@ static int open_engine(struct engine *e, long slot, struct uid_locks *uid)
 		fprintf(stderr, "gaol-run: %s\n", err);
 		return -1;
 	}
+	if (one_shot)
+		e->cfg.netns_fresh = true;
 	if (uidlock_take(uid, e->cfg.instance, e->cfg.uid_base + (uid_t)slot, 1,
 			 err, sizeof(err)) < 0 ||
-	    engine_take_slot(e, (unsigned)slot, err, sizeof(err)) < 0) {
+	    (run_only ? engine_take_run_slot(e, (unsigned)slot, err, sizeof(err))
+	     : engine_take_slot(e, (unsigned)slot, err, sizeof(err))) < 0) {
 		fprintf(stderr, "gaol-run: %s\n", err);
 		engine_free(e);
 		uidlock_release(uid);
@@ -179,7 +188,7 @@ int main(int argc, char **argv)
 
 	struct engine e;
 	struct uid_locks uid = { 0 };
-	if (open_engine(&e, slot, &uid) < 0)
+	if (open_engine(&e, slot, !check, !check && repeat == 1, &uid) < 0)
 		return 2;
 	if (check) {
 		int missing = engine_selfcheck(&e, stdout);
@@ -192,6 +201,17 @@ int main(int argc, char **argv)
 	struct answer a = { 0 };
 	double *ms = calloc((size_t)repeat, sizeof(*ms));
 	int evaluate = body && is_evaluate(body, len);
+	if (evaluate) {
+		char err[1024];
+		if (engine_take_lanes(&e, err, sizeof(err)) < 0) {
+			fprintf(stderr, "gaol-run: %s\n", err);
+			free(body);
+			free(ms);
+			engine_free(&e);
+			uidlock_release(&uid);
+			return 2;
+		}
+	}
 	double start = now_us() / 1e3;
 	for (long i = 0; i < repeat; i++) {
 		answer_free(&a);
@@ -232,7 +252,10 @@ int main(int argc, char **argv)
 	int rc = a.outcome == OUTCOME_OK ? 0 : 1;
 	answer_free(&a);
 	free(body);
-	engine_free(&e);
+	if (repeat == 1)
+		engine_free_now(&e);
+	else
+		engine_free(&e);
 	uidlock_release(&uid);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,10 @@ void answer_free(struct answer *a)
 
 int engine_load(struct engine *e, char *err, size_t errlen)
 {
-	memset(e, 0, sizeof(*e));
+	/* Not the judging lanes (100 KB, the last member): each is set up
+	 * whole when taken (engine_take_lanes), and a process that takes
+	 * none, as a one-shot gaol-run /run, never touches their pages. */
+	memset(e, 0, offsetof(struct engine, lanes));
 	if (config_from_env(&e->cfg, err, errlen) < 0)
 		return -1;
 	if (langs_load(&e->cfg, &e->langs, err, errlen) < 0)
@@ -73,18 +77,28 @@ struct slot *engine_lane(struct engine *e, unsigned k)
 	return k == 0 ? &e->slot : &e->lanes[k - 1];
 }
 
-int engine_take_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen)
+int engine_take_run_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen)
 {
 	e->slot_index = slot_index;
-	if (slot_init(&e->slot, &e->cfg, e->cgroup_version, slot_index, 0, err, errlen) < 0)
-		return -1;
-	for (unsigned k = 1; k < e->cfg.eval_parallel; k++) {
-		if (slot_init(engine_lane(e, k), &e->cfg, e->cgroup_version, slot_index, k,
+	return slot_init(&e->slot, &e->cfg, e->cgroup_version, slot_index, 0, err, errlen);
+}
+
+int engine_take_lanes(struct engine *e, char *err, size_t errlen)
+{
+	for (unsigned k = e->n_lanes + 1; k < e->cfg.eval_parallel; k++) {
+		if (slot_init(engine_lane(e, k), &e->cfg, e->cgroup_version, e->slot_index, k,
 			      err, errlen) < 0)
 			return -1;
 		e->n_lanes = k;
 	}
 	return 0;
+}
+
+int engine_take_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen)
+{
+	if (engine_take_run_slot(e, slot_index, err, errlen) < 0)
+		return -1;
+	return engine_take_lanes(e, err, errlen);
 }
 
 int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen)
@@ -119,6 +133,12 @@ void engine_release_slot(struct engine *e)
 		slot_free(engine_lane(e, k));
 	e->n_lanes = 0;
 	slot_free(&e->slot);
+}
+
+void engine_free_now(struct engine *e)
+{
+	sandbox_release_now(&e->slot);
+	engine_free(e);
 }
 
 void engine_free(struct engine *e)

@@ -28,14 +28,15 @@ struct engine {
 	struct gaol_config cfg;
 	struct lang_set langs;
 	struct slot slot;        /* this worker's slot: lane 0 of judging */
-	struct slot lanes[EVAL_PARALLEL_MAX - 1]; /* judging lanes 1..: read
-				  * them through engine_lane, never by index */
-	unsigned n_lanes;
+	unsigned n_lanes;        /* lanes 1..n_lanes are taken */
 	int cgroup_version;      /* 1 or 2: the service's, from engine_load */
 	unsigned slot_index;     /* which slot engine_take_slot took */
 	/* Set by the adapter for one request, NULL otherwise: */
 	const struct answer_stream *stream;  /* stream /evaluate's answer */
 	const struct client_watch *client;   /* stop when the client leaves */
+	/* Last: engine_load leaves them as they are (engine.c). */
+	struct slot lanes[EVAL_PARALLEL_MAX - 1]; /* judging lanes 1..: read
+				  * them through engine_lane, never by index */
 };
 
 /* What kind of answer a request gets.  The engine gives the first five;
@@ -70,6 +71,12 @@ int engine_load(struct engine *e, char *err, size_t errlen);
 /* Takes slot slot_index (and its judging lanes) for this process.  -1 with
  * err when the slot's sandbox parts cannot be prepared. */
 int engine_take_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen);
+/* engine_take_slot in two steps, for a process that may never judge (a
+ * one-shot gaol-run /run): the slot alone, for engine_run; then, before an
+ * engine_evaluate, its judging lanes (each a cgroup, a network namespace
+ * and a seccomp program).  -1 with err, as engine_take_slot. */
+int engine_take_run_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen);
+int engine_take_lanes(struct engine *e, char *err, size_t errlen);
 /* Start-up sweep of what a crashed predecessor left in the state directory
  * (half-done builds).  Slot cgroups are swept as each slot is taken. */
 void engine_sweep(struct engine *e);
@@ -78,6 +85,10 @@ void engine_release_slot(struct engine *e);
 /* engine_load and engine_take_slot in one, for a single process. */
 int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen);
 void engine_free(struct engine *e);
+/* engine_free for a process that exits next (a one-shot gaol-run): the
+ * last run's init is not waited for while it empties its tmpfs
+ * (sandbox_release_now); the slot's cgroups still go before it returns. */
+void engine_free_now(struct engine *e);
 
 /* Judging lane k: 0 is the worker's slot, 1.. its lanes' own. */
 struct slot *engine_lane(struct engine *e, unsigned k);

@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +26,7 @@
 
 #include "judge/cache.h"
 #include "slot/tree.h"
+#include "util/sha256.h"
 #include "util/util.h"
 #include "util/walk.h"
 
@@ -49,13 +49,9 @@ int cache_key_make(struct cache_key *k, const char *slug, const char *version,
 	memcpy(k->text + n, src, src_len);
 	free(head);
 	/* A name nobody can choose to collide with another tenant's. */
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	if (!EVP_Digest(k->text, k->len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
-		cache_key_free(k);
-		return -1;
-	}
-	for (unsigned i = 0; i < mdlen; i++)
+	uint8_t md[SHA256_LEN];
+	sha256(k->text, k->len, md);
+	for (unsigned i = 0; i < SHA256_LEN; i++)
 		snprintf(k->name + 2 * i, 3, "%02x", md[i]);
 	return 0;
 }

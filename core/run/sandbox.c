@@ -397,6 +397,13 @@ void sandbox_release(struct slot *slot)
 	reap_exiting(slot);
 }
 
+void sandbox_release_now(struct slot *slot)
+{
+	if (slot->exiting > 0)
+		kill(slot->exiting, SIGKILL);
+	sandbox_release(slot);
+}
+
 int slot_prepare(struct slot *slot, char *err, size_t errlen)
 {
 	if (!slot->ready)

@@ -124,5 +124,11 @@ int sandbox_exit_code(const struct sandbox_result *res);
 /* Ends what the slot's last runs left: a sandbox built ahead, the last
  * run's exiting init (slot_free calls it). */
 void sandbox_release(struct slot *slot);
+/* For a process about to exit (a one-shot gaol-run): the last run's init,
+ * which has reported and killed the rest of its run, is killed now rather
+ * than waited for while it empties the run's tmpfs; the files go with its
+ * mount namespace, which the slot lets go once init is reaped.  Then as
+ * sandbox_release. */
+void sandbox_release_now(struct slot *slot);
 
 #endif

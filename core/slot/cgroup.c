@@ -1,7 +1,7 @@
 /*
  * Slot cgroups.  Each worker owns one slot, and each slot one cgroup (one per
- * controller on v1), created at start-up under the service's own cgroup with
- * libcgroup.  A run never gets a cgroup of its own: the slot's is reused, and
+ * controller on v1), created at start-up under the service's own cgroup (on
+ * v1 with mkdir where libcgroup says each controller is mounted).  A run never gets a cgroup of its own: the slot's is reused, and
  * its counters are taken as differences or resets around the run, so the
  * per-run cost is a handful of small reads and writes on descriptors opened
  * once.
@@ -195,60 +195,181 @@ int cgroup_own_path(const char *controller, char *out, size_t len)
 	return 0;
 }
 
+/* A /proc/self/mounts text: where the v1 hierarchy holding controller is
+ * mounted (the first such mount, as libcgroup took it), with the octal
+ * escapes of the field decoded.  0 or -1. */
+int cg_parse_v1_mount_point(const char *text, const char *controller, char *out,
+			    size_t len)
+{
+	size_t want = strlen(controller);
+	for (const char *line = text; line && *line; ) {
+		const char *nl = strchr(line, '\n');
+		const char *end = nl ? nl : line + strlen(line);
+		/* device, mount point, type, options */
+		const char *f[4];
+		size_t flen[4];
+		const char *c = line;
+		int n = 0;
+		for (; n < 4 && c < end; n++) {
+			f[n] = c;
+			while (c < end && *c != ' ')
+				c++;
+			flen[n] = (size_t)(c - f[n]);
+			while (c < end && *c == ' ')
+				c++;
+		}
+		bool match = false;
+		if (n == 4 && flen[2] == 6 && !strncmp(f[2], "cgroup", 6)) {
+			for (const char *o = f[3], *oe = f[3] + flen[3]; o < oe; ) {
+				const char *comma = memchr(o, ',', (size_t)(oe - o));
+				const char *te = comma ? comma : oe;
+				if ((size_t)(te - o) == want && !strncmp(o, controller, want))
+					match = true;
+				o = te + 1;
+			}
+		}
+		if (match && len) {
+			size_t k = 0;
+			for (size_t i = 0; i < flen[1] && k + 1 < len; i++) {
+				const char *q = f[1] + i;
+				if (*q == '\\' && i + 3 < flen[1] && q[1] >= '0' && q[1] <= '3' &&
+				    q[2] >= '0' && q[2] <= '7' && q[3] >= '0' && q[3] <= '7') {
+					out[k++] = (char)((q[1] - '0') * 64 + (q[2] - '0') * 8 + (q[3] - '0'));
+					i += 3;
+				} else {
+					out[k++] = *q;
+				}
+			}
+			out[k] = 0;
+			return 0;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return -1;
+}
+
+/* v1: where each controller gaol uses is mounted, read from /proc/self/mounts
+ * once per process (as libcgroup's cgroup_init did, which v1 no longer calls:
+ * it cleared tables of every controller and mount for a tenth of a
+ * gaol-run's start-up). */
+static const char *const v1_known[] = { "memory", "pids", "cpu", "cpuacct", "cpuset" };
+static char v1_mounts[N(v1_known)][512];
+static bool v1_mounts_read;
+
+int cgroup_v1_mount_point(const char *controller, char *out, size_t len)
+{
+	if (!v1_mounts_read) {
+		FILE *f = fopen("/proc/self/mounts", "re");
+		if (!f)
+			return -1;
+		size_t cap = 0, n = 0;
+		char *text = NULL;
+		for (;;) {
+			if (n + 4096 + 1 > cap) {
+				char *t = realloc(text, cap = cap ? cap * 2 : 16384);
+				if (!t)
+					break;
+				text = t;
+			}
+			size_t got = fread(text + n, 1, cap - n - 1, f);
+			if (!got)
+				break;
+			n += got;
+		}
+		fclose(f);
+		if (!text)
+			return -1;
+		text[n] = 0;
+		for (size_t i = 0; i < N(v1_known); i++)
+			if (cg_parse_v1_mount_point(text, v1_known[i], v1_mounts[i],
+						    sizeof(v1_mounts[i])) < 0)
+				v1_mounts[i][0] = 0;
+		free(text);
+		v1_mounts_read = true;
+	}
+	for (size_t i = 0; i < N(v1_known); i++) {
+		if (strcmp(controller, v1_known[i]))
+			continue;
+		if (!v1_mounts[i][0])
+			return -1;
+		snprintf(out, len, "%s", v1_mounts[i]);
+		return 0;
+	}
+	return -1;
+}
+
 static int mount_point(const char *controller, char *out, size_t len)
 {
-	char *mp = NULL;
-	if (cgroup_get_subsys_mount_point(controller, &mp) || !mp)
-		return -1;
-	snprintf(out, len, "%s", mp);
-	free(mp);
-	return 0;
+	return cgroup_v1_mount_point(controller, out, len);
 }
 
 int cgroup_service_prepare(int *version, char *err, size_t errlen)
 {
+	int v = cg_version();
+	*version = v;
+	if (v == 1)
+		return 0;
 	int rc = cgroup_init();
 	if (rc) {
 		snprintf(err, errlen, "cgroup: libcgroup init: %s", cgroup_strerror(rc));
 		return -1;
 	}
-	int v = cg_version();
-	*version = v;
-	if (v == 1)
-		return 0;
-
 	return cg2_service_prepare(err, errlen);
 }
 
-/* v1: creates <base>/<slot_name> for one controller with libcgroup and
- * opens its directory.  slot_name is <instance>/<slot> (GAOL_INSTANCE), so
- * the instances on one machine each have a parent of their own. */
+/* mkdir of each component of path from first on (an existing one will do):
+ * 0, or the errno of the one that failed. */
+static int mkdir_components(char *path, char *first)
+{
+	for (char *c = first;; c++) {
+		char *slash = strchr(c, '/');
+		if (slash)
+			*slash = 0;
+		int e = mkdir(path, 0755) < 0 && errno != EEXIST ? errno : 0;
+		if (slash)
+			*slash = '/';
+		if (e || !slash)
+			return e;
+		c = slash;
+	}
+}
+
+/* v1: creates <base>/<slot_name> for one controller and opens its
+ * directory.  slot_name is <instance>/<slot> (GAOL_INSTANCE), so the
+ * instances on one machine each have a parent of their own.  <base> is the
+ * service's own cgroup (or the parent of its pool's), so it exists: only
+ * slot_name's components are made, with mkdir, as root, which is the owner
+ * wanted.  (libcgroup's cgroup_create_cgroup did the same mkdir -p from /,
+ * then chowned the directory and every file in it to root, which owned them
+ * already, and wrote no value: this start-up's largest cost but the
+ * network namespace, for nothing.) */
 static int create(const char *controller, const char *base, const char *slot_name,
 		  char *path, size_t plen, char *err, size_t errlen)
 {
-	char name[512];
-	snprintf(name, sizeof(name), "%s%s%s", base,
-		 *base ? "/" : "", slot_name);
-	struct cgroup *cg = cgroup_new_cgroup(name);
-	if (!cg) {
-		snprintf(err, errlen, "cgroup: new %s failed", name);
-		return -1;
-	}
-	int rc = cgroup_add_controller(cg, controller) ? 0 : ECGFAIL;
-	if (!rc)
-		rc = cgroup_create_cgroup(cg, 0);
-	cgroup_free(&cg);
-	if (rc) {
-		snprintf(err, errlen, "cgroup: create %s (%s): %s", name, controller,
-			 cgroup_strerror(rc));
-		return -1;
-	}
 	char mp[512];
 	if (mount_point(controller, mp, sizeof(mp)) < 0) {
 		snprintf(err, errlen, "cgroup: no mount point for %s", controller);
 		return -1;
 	}
-	snprintf(path, plen, "%s/%s", mp, name);
+	int n = snprintf(path, plen, "%s%s%s/%s", mp, *base ? "/" : "", base, slot_name);
+	if (n < 0 || (size_t)n >= plen) {
+		snprintf(err, errlen, "cgroup: path too long for %s/%s", base, slot_name);
+		return -1;
+	}
+	/* Each component of slot_name, parent first: an existing one is fine.
+	 * A parent removed meanwhile by another process whose slot was the
+	 * last of this instance (cgroup_slot_close) is made again. */
+	int e = 0;
+	for (int tries = 0; tries < 8; tries++) {
+		e = mkdir_components(path, path + n - strlen(slot_name));
+		if (e != ENOENT)
+			break;
+	}
+	if (e) {
+		snprintf(err, errlen, "cgroup: create %s%s%s (%s): %s", base,
+			 *base ? "/" : "", slot_name, controller, strerror(e));
+		return -1;
+	}
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		snprintf(err, errlen, "cgroup: open %s errno=%d", path, errno);
@@ -491,6 +612,18 @@ void cgroup_slot_kill_all(const struct slot_cgroup *cg)
 	}
 }
 
+/* v1: the instance's directory (the parent of the slot's, path), when the
+ * slot was the last in it (EBUSY otherwise: left), as on v2. */
+static void rmdir_instance(char *path)
+{
+	char *slash = strrchr(path, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	rmdir(path);
+	*slash = '/';
+}
+
 void cgroup_slot_close(struct slot_cgroup *cg)
 {
 	if (cg->version == 2 && cg->dir_fd[0] >= 0) {
@@ -503,8 +636,8 @@ void cgroup_slot_close(struct slot_cgroup *cg)
 		int fd = cg->dir_fd[i];
 		/* An empty slot cgroup goes with its worker; one still holding a
 		 * process stays, for the next start-up's sweep. */
-		if (cg->path[i][0])
-			rmdir(cg->path[i]);
+		if (cg->path[i][0] && rmdir(cg->path[i]) == 0)
+			rmdir_instance(cg->path[i]);
 		cg->path[i][0] = 0;
 		if (fd >= 0) {
 			close(fd);

@@ -1,7 +1,8 @@
 /*
  * cgroup: one cgroup per slot, created at start-up under the service's own
- * cgroup, on cgroup v2 or on v1 (hybrid hosts included).  On v1 libcgroup
- * creates, configures and removes them, and a run reuses its slot's (reset
+ * cgroup, on cgroup v2 or on v1 (hybrid hosts included).  On v1 they are
+ * made, configured and removed here, where /proc/self/mounts says each
+ * controller is mounted, and a run reuses its slot's (reset
  * counters read through descriptors opened once).  On v2 each run gets a
  * leaf of its own under the slot's, made and removed per run (cgroup2.c).
  */
@@ -62,6 +63,9 @@ int cgroup_service_prepare(int *version, char *err, size_t errlen);
 /* The calling process's cgroup for a controller ("" for v2's unified one),
  * relative to the hierarchy's root, without leading slash.  0 or -1. */
 int cgroup_own_path(const char *controller, char *out, size_t len);
+/* v1: where the hierarchy of controller (memory, pids, cpu, cpuacct or
+ * cpuset) is mounted, from /proc/self/mounts (read once).  0 or -1. */
+int cgroup_v1_mount_point(const char *controller, char *out, size_t len);
 /* Creates (or takes over, killing what a predecessor left in it) the cgroup
  * <name> under the service's own, of the given cgroup version (from
  * cgroup_service_prepare); name is "<instance>/<slot>". */
@@ -101,6 +105,10 @@ int cg_parse_v1_oom_control(const char *text, unsigned long long *oom_kills);
 /* A /proc/<pid>/cgroup text: the path of controller's line ("" for v2's
  * 0:: line), relative, without the leading slash.  0 or -1. */
 int cg_parse_proc_cgroup(const char *text, const char *controller, char *out, size_t len);
+/* A /proc/self/mounts text: the mount point of the first v1 (type cgroup)
+ * hierarchy with controller among its options, unescaped.  0 or -1. */
+int cg_parse_v1_mount_point(const char *text, const char *controller, char *out,
+			    size_t len);
 /* Of memory, pids and cpu, those not in a cgroup.controllers (or
  * subtree_control) list, space separated into missing: 0 when none is. */
 int cg2_missing_controller(const char *list, char *missing, size_t len);

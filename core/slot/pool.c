@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <libcgroup.h>
 
 #include "slot/cgroup.h"
 #include "slot/cgroup_internal.h"
@@ -51,17 +50,15 @@ void pool_unnest(char *own, const char *instance)
 static int enter_v1(struct pool_cgroup *p, const char *instance, unsigned tag,
 		    unsigned long long max, char *err, size_t errlen)
 {
-	char *mp = NULL, own[512], dir[1024], num[32];
+	char mp[512], own[512], dir[1024], num[32];
 	const char *step = "memory mount point";
-	if (cgroup_get_subsys_mount_point("memory", &mp) || !mp)
+	if (cgroup_v1_mount_point("memory", mp, sizeof(mp)) < 0)
 		goto fail;
 	step = "own memory cgroup";
 	if (cgroup_own_path("memory", own, sizeof(own)) < 0)
 		goto fail;
 	snprintf(p->parent, sizeof(p->parent), "%s%s%s", mp, *own ? "/" : "", own);
 	snprintf(dir, sizeof(dir), "%s/%s", p->parent, instance);
-	free(mp);
-	mp = NULL;
 	step = "mkdir";
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		goto fail;
@@ -79,7 +76,6 @@ static int enter_v1(struct pool_cgroup *p, const char *instance, unsigned tag,
 	return 0;
 fail:
 	snprintf(err, errlen, "pool cgroup: %s %s errno=%d", step, p->path, errno);
-	free(mp);
 	p->path[0] = 0;
 	return -1;
 }

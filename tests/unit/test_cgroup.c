@@ -107,6 +107,38 @@ START_TEST(cgroup_own_path_reads_a_v1_controller_line)
 }
 END_TEST
 
+/* Where the v1 hierarchies are, as cgroup_init found them: the first cgroup
+ * mount with the controller among its options, escapes decoded. */
+START_TEST(cgroup_v1_mount_point_is_read_from_mounts)
+{
+	const char *mounts =
+		"sysfs /sys sysfs rw,nosuid 0 0\n"
+		"tmpfs /sys/fs/cgroup tmpfs ro,mode=755 0 0\n"
+		"cgroup2 /sys/fs/cgroup/unified cgroup2 rw,nsdelegate 0 0\n"
+		"cgroup /sys/fs/cgroup/systemd cgroup rw,xattr,name=systemd 0 0\n"
+		"cgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,nosuid,cpu,cpuacct 0 0\n"
+		"cgroup /sys/fs/cgroup/memory cgroup rw,relatime,memory 0 0\n"
+		"cgroup /mnt/my\\040memory cgroup rw,memory 0 0\n"
+		"cgroup /sys/fs/cgroup/pids cgroup rw,pids\n";
+	char out[128];
+	ck_assert_int_eq(cg_parse_v1_mount_point(mounts, "memory", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/sys/fs/cgroup/memory");
+	ck_assert_int_eq(cg_parse_v1_mount_point(mounts, "cpu", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/sys/fs/cgroup/cpu,cpuacct");
+	ck_assert_int_eq(cg_parse_v1_mount_point(mounts, "cpuacct", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/sys/fs/cgroup/cpu,cpuacct");
+	ck_assert_int_eq(cg_parse_v1_mount_point(mounts, "pids", out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/sys/fs/cgroup/pids");
+	/* not cgroup2's, not a prefix, not a mode= option */
+	ck_assert_int_eq(cg_parse_v1_mount_point(mounts, "cpuset", out, sizeof(out)), -1);
+	ck_assert_int_eq(cg_parse_v1_mount_point(mounts, "mem", out, sizeof(out)), -1);
+	ck_assert_int_eq(cg_parse_v1_mount_point(mounts, "nsdelegate", out, sizeof(out)), -1);
+	ck_assert_int_eq(cg_parse_v1_mount_point("cgroup /a\\040b cgroup memory 0 0", "memory",
+						 out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "/a b");
+}
+END_TEST
+
 /* What a parent offers its children, and what start-up names as missing. */
 START_TEST(cgroup_v2_missing_controllers_are_named)
 {
@@ -151,6 +183,7 @@ cgroup_suite(void)
 	tcase_add_test(t, cgroup_v1_oom_control_gives_oom_kills);
 	tcase_add_test(t, cgroup_slots_are_made_beside_the_pool);
 	tcase_add_test(t, cgroup_own_path_reads_the_v2_line);
+	tcase_add_test(t, cgroup_v1_mount_point_is_read_from_mounts);
 	tcase_add_test(t, cgroup_own_path_reads_a_v1_controller_line);
 	tcase_add_test(t, cgroup_v2_missing_controllers_are_named);
 	tcase_add_test(t, cgroup_v2_cgroup_events_give_populated);

@@ -4,11 +4,15 @@
  * "Judging").
  */
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "judge/judge.h"
 #include "suites.h"
+#include "util/sha256.h"
 
 static char err[512];
 
@@ -300,6 +304,36 @@ START_TEST(verdict_details_say_it_as_docker_evaluator_does)
 }
 END_TEST
 
+/* The compile cache's entry names: SHA-256 (FIPS 180-4's examples, and a
+ * million "a"s), the digest OpenSSL gave them before. */
+static void sha256_hex(const void *data, size_t len, char *out)
+{
+	uint8_t md[SHA256_LEN];
+	sha256(data, len, md);
+	for (int i = 0; i < SHA256_LEN; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+START_TEST(cache_names_are_sha256)
+{
+	char h[2 * SHA256_LEN + 1];
+	sha256_hex("", 0, h);
+	ck_assert_str_eq(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	sha256_hex("abc", 3, h);
+	ck_assert_str_eq(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	/* 56 bytes: the length takes a block of its own */
+	const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	sha256_hex(two, strlen(two), h);
+	ck_assert_str_eq(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+	char *million = malloc(1000000);
+	ck_assert_ptr_nonnull(million);
+	memset(million, 'a', 1000000);
+	sha256_hex(million, 1000000, h);
+	free(million);
+	ck_assert_str_eq(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+END_TEST
+
 Suite *
 judge_suite(void)
 {
@@ -328,6 +362,9 @@ judge_suite(void)
 	tcase_add_test(t, verdict_re_is_an_exit_code_or_a_signal);
 	tcase_add_test(t, verdict_ole_and_early_wa);
 	tcase_add_test(t, verdict_details_say_it_as_docker_evaluator_does);
+	suite_add_tcase(s, t);
+	t = tcase_create("cache");
+	tcase_add_test(t, cache_names_are_sha256);
 	suite_add_tcase(s, t);
 	return s;
 }
