@@ -474,7 +474,10 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 	struct answer a = { 0 };
 	const struct route *r;
 	struct reqlog log;
-	char path[4096];
+	/* Longer than any route, and under a page: a frame over a page is
+	 * probed page by page, and each page of the worker's stack written
+	 * while the sandbox built ahead lives is a page copied. */
+	char path[1024];
 	char allow[64];
 	size_t out;
 

@@ -43,7 +43,7 @@ struct plan {
 	int go[2];               /* ahead: the request, worker to init */
 	int export_fd;           /* spec->export_dir */
 	pid_t init;              /* the worker's: the init built ahead */
-	char overlay_opts[8192];
+	char overlay_opts[512];   /* (the layers are named in the scratch tmpfs: short) */
 	char scratch_opts[64];
 	char *argv[4];
 };

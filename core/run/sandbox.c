@@ -299,7 +299,15 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 	};
 	struct watch w = { .t0 = t0, .last_progress = t0 };
 	size_t fed = 0;
-	char chunk[CHUNK];
+	/* Not on the stack: 64 KiB of it, probed page by page on every call,
+	 * were 17 of the worker's pages copied per run while init (which
+	 * shares them until it exits) lived.  Mapped once per process. */
+	static char *chunk;
+	if (!chunk && !(chunk = unshared_alloc(CHUNK))) {
+		snprintf(res->fault, sizeof(res->fault), "sandbox: out of memory");
+		stop_run(init, res);
+		return;
+	}
 
 	for (;;) {
 		/* Done when the streams are at their end and init has reported:

@@ -88,15 +88,68 @@ int cg_write_u64(int dirfd, const char *file, unsigned long long v)
 	return cg_write_text(dirfd, file, buf);
 }
 
+static int parse_u64(const char *text, unsigned long long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtoull(text, &end, 10);
+	return errno || end == text ? -1 : 0;
+}
+
 int cg_read_u64(int dirfd, const char *file, unsigned long long *v)
 {
 	char buf[64];
 	if (cg_read_text(dirfd, file, buf, sizeof(buf)) < 0)
 		return -1;
-	char *end;
-	errno = 0;
-	*v = strtoull(buf, &end, 10);
-	return errno || end == buf ? -1 : 0;
+	return parse_u64(buf, v);
+}
+
+/* v1: the files every run reads or resets, opened once at setup: a run
+ * then costs a pread or pwrite each, not an openat, a read and a close
+ * (a cgroup file read from offset 0 is generated anew, as a fresh open's). */
+static const struct {
+	int controller;
+	const char *name;
+	int flags;
+} v1_files[CG_V1_FILES] = {
+	[CG_V1_LIMIT] = { CG_MEMORY, "memory.limit_in_bytes", O_RDONLY },
+	[CG_V1_USAGE] = { CG_MEMORY, "memory.usage_in_bytes", O_RDONLY },
+	[CG_V1_MAX_USAGE] = { CG_MEMORY, "memory.max_usage_in_bytes", O_RDWR },
+	[CG_V1_OOM] = { CG_MEMORY, "memory.oom_control", O_RDONLY },
+	[CG_V1_CPUACCT] = { CG_CPUACCT, "cpuacct.usage", O_RDWR },
+};
+
+static int v1_open_files(struct slot_cgroup *cg)
+{
+	for (int f = 0; f < CG_V1_FILES; f++) {
+		cg->v1_fd[f] = openat(cg->dir_fd[v1_files[f].controller], v1_files[f].name,
+				      v1_files[f].flags | O_CLOEXEC);
+		if (cg->v1_fd[f] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int v1_read_text(const struct slot_cgroup *cg, int f, char *buf, size_t len)
+{
+	ssize_t n = pread(cg->v1_fd[f], buf, len - 1, 0);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	return 0;
+}
+
+static int v1_read_u64(const struct slot_cgroup *cg, int f, unsigned long long *v)
+{
+	char buf[64];
+	if (v1_read_text(cg, f, buf, sizeof(buf)) < 0)
+		return -1;
+	return parse_u64(buf, v);
+}
+
+static int v1_reset(const struct slot_cgroup *cg, int f)
+{
+	return pwrite(cg->v1_fd[f], "0", 1, 0) == 1 ? 0 : -1;
 }
 
 /* "key value" lines, as in cpu.stat, memory.events, memory.oom_control. */
@@ -382,6 +435,8 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 	memset(cg, 0, sizeof(*cg));
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
 		cg->dir_fd[i] = cg->procs_fd[i] = -1;
+	for (int f = 0; f < CG_V1_FILES; f++)
+		cg->v1_fd[f] = -1;
 	cg->peak_fd = cg->run_fd = -1;
 	cg->version = version;
 	if (cg->version == 2) {
@@ -451,6 +506,11 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 			 cg->path[CG_CPU], errno);
 		return -1;
 	}
+	if (v1_open_files(cg) < 0) {
+		snprintf(err, errlen, "cgroup: open %s's files errno=%d",
+			 cg->path[CG_MEMORY], errno);
+		return -1;
+	}
 	cgroup_slot_kill_all(cg);
 	return 0;
 }
@@ -462,7 +522,7 @@ static int set_v1_memory(struct slot_cgroup *cg, unsigned long long bytes)
 {
 	int fd = cg->dir_fd[CG_MEMORY];
 	unsigned long long now;
-	if (cg_read_u64(fd, "memory.limit_in_bytes", &now) < 0)
+	if (v1_read_u64(cg, CG_V1_LIMIT, &now) < 0)
 		return -1;
 	if (now == bytes)
 		return 0;
@@ -483,7 +543,6 @@ int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 {
 	char buf[512];
 	const char *step;
-	int mem = cg->dir_fd[CG_MEMORY];
 
 	if (cg->version == 2)
 		return cg2_begin(cg, mem_max, err, errlen);
@@ -493,14 +552,14 @@ int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 		goto fail;
 	cg->mem_limit = mem_max;
 	step = "cpuacct.usage";
-	if (cg_write_text(cg->dir_fd[CG_CPUACCT], "cpuacct.usage", "0") < 0)
+	if (v1_reset(cg, CG_V1_CPUACCT) < 0)
 		goto fail;
 	step = "memory.max_usage_in_bytes";
-	if (cg_write_text(mem, "memory.max_usage_in_bytes", "0") < 0 ||
-	    cg_read_u64(mem, "memory.usage_in_bytes", &cg->mem_baseline) < 0)
+	if (v1_reset(cg, CG_V1_MAX_USAGE) < 0 ||
+	    v1_read_u64(cg, CG_V1_USAGE, &cg->mem_baseline) < 0)
 		goto fail;
 	step = "memory.oom_control";
-	if (cg_read_text(mem, "memory.oom_control", buf, sizeof(buf)) < 0 ||
+	if (v1_read_text(cg, CG_V1_OOM, buf, sizeof(buf)) < 0 ||
 	    cg_parse_v1_oom_control(buf, &cg->oom_before) < 0)
 		goto fail;
 	return 0;
@@ -526,8 +585,7 @@ int cgroup_slot_settle(struct slot_cgroup *cg)
 		return 0;
 	}
 	unsigned long long usage;
-	if (cg_read_u64(cg->dir_fd[CG_MEMORY], "memory.usage_in_bytes", &usage) == 0 &&
-	    usage < SETTLE_BELOW)
+	if (v1_read_u64(cg, CG_V1_USAGE, &usage) == 0 && usage < SETTLE_BELOW)
 		return 0;
 	return cg_write_text(cg->dir_fd[CG_MEMORY], "memory.force_empty", "0");
 }
@@ -558,7 +616,6 @@ int cgroup_slot_read(struct slot_cgroup *cg, struct cgroup_usage *u)
 {
 	char buf[512];
 	unsigned long long v;
-	int mem = cg->dir_fd[CG_MEMORY];
 
 	u->cpu_ms = -1;
 	u->memory_peak_kb = -1;
@@ -567,15 +624,15 @@ int cgroup_slot_read(struct slot_cgroup *cg, struct cgroup_usage *u)
 	u->peak_unknown = false;
 	if (cg->version == 2)
 		return cg2_read(cg, u);
-	if (cg_read_u64(cg->dir_fd[CG_CPUACCT], "cpuacct.usage", &v) == 0)
+	if (v1_read_u64(cg, CG_V1_CPUACCT, &v) == 0)
 		u->cpu_ms = (long)(v / 1000000);
-	if (cg_read_u64(mem, "memory.max_usage_in_bytes", &v) == 0) {
+	if (v1_read_u64(cg, CG_V1_MAX_USAGE, &v) == 0) {
 		u->memory_peak_kb = (long)((v > cg->mem_baseline ? v - cg->mem_baseline : 0) / 1024);
 		/* (memory.failcnt is not kept by every kernel: some leave it 0,
 		 * so the peak against the limit is what tells) */
 		u->limit_hit = v + 65536 >= cg->mem_limit;
 	}
-	if (cg_read_text(mem, "memory.oom_control", buf, sizeof(buf)) == 0 &&
+	if (v1_read_text(cg, CG_V1_OOM, buf, sizeof(buf)) == 0 &&
 	    cg_parse_v1_oom_control(buf, &v) == 0)
 		u->oom_killed = v > cg->oom_before;
 	return 0;
@@ -586,7 +643,7 @@ long long cgroup_slot_cpu_us(const struct slot_cgroup *cg)
 	unsigned long long v;
 	if (cg->version == 2)
 		return cg2_cpu_us(cg);
-	if (cg_read_u64(cg->dir_fd[CG_CPUACCT], "cpuacct.usage", &v) < 0)
+	if (v1_read_u64(cg, CG_V1_CPUACCT, &v) < 0)
 		return -1;
 	return (long long)(v / 1000);
 }
@@ -632,6 +689,8 @@ void cgroup_slot_close(struct slot_cgroup *cg)
 		cg2_close_slot(cg);
 		return;
 	}
+	for (int f = 0; f < CG_V1_FILES; f++)
+		close_fd(&cg->v1_fd[f]);
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++) {
 		int fd = cg->dir_fd[i];
 		/* An empty slot cgroup goes with its worker; one still holding a

@@ -17,6 +17,8 @@
 #define CG_PIDS_MAX 512
 
 enum { CG_MEMORY, CG_PIDS, CG_CPU, CG_CPUACCT };
+/* v1: the files of the slot's cgroups that every run reads or resets. */
+enum { CG_V1_LIMIT, CG_V1_USAGE, CG_V1_MAX_USAGE, CG_V1_OOM, CG_V1_CPUACCT, CG_V1_FILES };
 
 struct slot_cgroup {
 	int version;             /* 1 or 2; 0 when not set up */
@@ -24,6 +26,7 @@ struct slot_cgroup {
 	int dir_fd[CG_MAX_CONTROLLERS];
 	char path[CG_MAX_CONTROLLERS][512];
 	int procs_fd[CG_MAX_CONTROLLERS]; /* v1: cgroup.procs, to join */
+	int v1_fd[CG_V1_FILES];           /* v1: opened once, read with pread */
 	/* v1: the hierarchies' names ("memory", "cpu,cpuacct"), which are both
 	 * the mount options and the directory under /sys/fs/cgroup. */
 	char hierarchy[CG_MAX_CONTROLLERS + 1][64];

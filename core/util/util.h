@@ -43,6 +43,14 @@ int mkdir_p(const char *path, mode_t mode);
  * and no control character. */
 bool name_is_plain(const char *s);
 
+/* len bytes of zeroed memory of the calling process's own, which a fork or
+ * clone of it does not share: the child finds the same bytes zeroed
+ * (MADV_WIPEONFORK), so neither side copies a page when the other writes
+ * it.  For a worker's scratch buffers, written every run while the sandbox
+ * built ahead (a clone of the worker) lives; before Linux 4.14, shared as
+ * any other memory.  NULL when it cannot be mapped. */
+void *unshared_alloc(size_t len);
+
 /* A wait status as a shell reports it: the exit status, or 128 + the
  * signal that killed it; -1 for neither. */
 int exit_code(int wait_status);
