@@ -1,0 +1,141 @@
+/*
+ * cgroup_parse: the cgroup texts gaol reads, parsed (cgroup.h declares
+ * them, so the unit tests reach them): keyed lines (cpu.stat,
+ * memory.events, memory.oom_control), /proc/self/cgroup, /proc/self/mounts.
+ * Pure functions of their text.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slot/cgroup.h"
+
+/* "key value" lines, as in cpu.stat, memory.events, memory.oom_control. */
+static int parse_keyed(const char *text, const char *key, unsigned long long *value)
+{
+	size_t klen = strlen(key);
+	for (const char *line = text; line && *line; ) {
+		if (!strncmp(line, key, klen) && line[klen] == ' ') {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(line + klen + 1, &end, 10);
+			if (errno || end == line + klen + 1 || (*end && *end != '\n'))
+				return -1;
+			*value = v;
+			return 0;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return -1;
+}
+
+int cg_parse_v2_cpu_stat(const char *text, unsigned long long *usage_usec)
+{
+	return parse_keyed(text, "usage_usec", usage_usec);
+}
+
+int cg_parse_v2_events(const char *text, const char *key, unsigned long long *value)
+{
+	return parse_keyed(text, key, value);
+}
+
+int cg_parse_v1_oom_control(const char *text, unsigned long long *oom_kills)
+{
+	return parse_keyed(text, "oom_kill", oom_kills);
+}
+
+/* A line is "<id>:<controllers>:<path>"; v2's is "0::<path>". */
+int cg_parse_proc_cgroup(const char *text, const char *controller, char *out, size_t len)
+{
+	for (const char *line = text; line && *line; ) {
+		const char *nl = strchr(line, '\n');
+		size_t n = nl ? (size_t)(nl - line) : strlen(line);
+		const char *c1 = memchr(line, ':', n);
+		const char *c2 = c1 ? memchr(c1 + 1, ':', n - (size_t)(c1 + 1 - line)) : NULL;
+		if (c2) {
+			size_t clen = (size_t)(c2 - c1 - 1);
+			bool match;
+			if (!*controller) {
+				match = c1 - line == 1 && line[0] == '0' && clen == 0;
+			} else {
+				size_t want = strlen(controller);
+				match = false;
+				for (const char *t = c1 + 1; t < c2; ) {
+					const char *comma = memchr(t, ',', (size_t)(c2 - t));
+					const char *te = comma ? comma : c2;
+					if ((size_t)(te - t) == want && !strncmp(t, controller, want))
+						match = true;
+					t = te + 1;
+				}
+			}
+			if (match) {
+				const char *path = c2 + 1;
+				const char *end = line + n;
+				while (path < end && *path == '/')
+					path++;
+				snprintf(out, len, "%.*s", (int)(end - path), path);
+				return 0;
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return -1;
+}
+
+/* A /proc/self/mounts text: where the v1 hierarchy holding controller is
+ * mounted (the first such mount, as libcgroup took it), with the octal
+ * escapes of the field decoded.  0 or -1. */
+int cg_parse_v1_mount_point(const char *text, const char *controller, char *out,
+			    size_t len)
+{
+	size_t want = strlen(controller);
+	for (const char *line = text; line && *line; ) {
+		const char *nl = strchr(line, '\n');
+		const char *end = nl ? nl : line + strlen(line);
+		/* device, mount point, type, options */
+		const char *f[4];
+		size_t flen[4];
+		const char *c = line;
+		int n = 0;
+		for (; n < 4 && c < end; n++) {
+			f[n] = c;
+			while (c < end && *c != ' ')
+				c++;
+			flen[n] = (size_t)(c - f[n]);
+			while (c < end && *c == ' ')
+				c++;
+		}
+		bool match = false;
+		if (n == 4 && flen[2] == 6 && !strncmp(f[2], "cgroup", 6)) {
+			for (const char *o = f[3], *oe = f[3] + flen[3]; o < oe; ) {
+				const char *comma = memchr(o, ',', (size_t)(oe - o));
+				const char *te = comma ? comma : oe;
+				if ((size_t)(te - o) == want && !strncmp(o, controller, want))
+					match = true;
+				o = te + 1;
+			}
+		}
+		if (match && len) {
+			size_t k = 0;
+			for (size_t i = 0; i < flen[1] && k + 1 < len; i++) {
+				const char *q = f[1] + i;
+				if (*q == '\\' && i + 3 < flen[1] && q[1] >= '0' && q[1] <= '3' &&
+				    q[2] >= '0' && q[2] <= '7' && q[3] >= '0' && q[3] <= '7') {
+					out[k++] = (char)((q[1] - '0') * 64 + (q[2] - '0') * 8 + (q[3] - '0'));
+					i += 3;
+				} else {
+					out[k++] = *q;
+				}
+			}
+			out[k] = 0;
+			return 0;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return -1;
+}
