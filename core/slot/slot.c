@@ -104,7 +104,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 	slot->netns_reuse = !cfg->netns_fresh;
 	(void)lane;
 	slot->exiting_mntns = -1;
-	slot->template_ns = -1;
+	slot->template_ns = slot->template_root = -1;
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
 		slot->cg.dir_fd[i] = slot->cg.procs_fd[i] = -1;
 	slot->cg.peak_fd = slot->cg.run_fd = -1;

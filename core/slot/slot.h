@@ -41,6 +41,7 @@ struct slot {
 	pid_t exiting;           /* the last run's init, exiting on its own */
 	int exiting_mntns;       /* and its mount namespace, held until idle */
 	int template_ns;         /* its runs' fixed mount view (slot/template.h) */
+	int template_root;       /* and the root there (a chroot's, if any) */
 	struct seccomp_policy seccomp;
 };
 

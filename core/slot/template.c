@@ -230,14 +230,24 @@ static const char *build(const struct slot *s, const char *root, const char *ids
 	return NULL;
 }
 
-/* The mount namespace the process started in (the host's), to come back
- * to; opened once, and shared with the judging lanes a worker forks. */
-static int home_ns = -1;
+/* The mount namespace the process started in (the host's), and its root
+ * there (a chroot's, if it runs in one), to come back to; opened once, and
+ * shared with the judging lanes a worker forks. */
+static int home_ns = -1, home_root = -1;
+
+/* Into mount namespace ns with root as the root: setns() alone would put
+ * the root (and working directory) at the namespace's own root, out of a
+ * chroot the service runs in. */
+static int enter(int ns, int root)
+{
+	if (setns(ns, CLONE_NEWNS) < 0 || fchdir(root) < 0 || chroot(".") < 0)
+		return -1;
+	return 0;
+}
 
 static int go_home(int cwd)
 {
-	int rc = setns(home_ns, CLONE_NEWNS);
-	/* setns() put the working directory at the root. */
+	int rc = enter(home_ns, home_root);
 	if (cwd >= 0 && fchdir(cwd) < 0)
 		rc = -1;
 	return rc;
@@ -250,6 +260,8 @@ int template_build(struct slot *s, char *err, size_t errlen)
 	if (home_ns < 0 && (home_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0)
 		return fail(err, errlen, "sandbox: template: open own mount namespace errno=%d",
 			    errno);
+	if (home_root < 0 && (home_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return fail(err, errlen, "sandbox: template: open own root errno=%d", errno);
 	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cwd < 0)
 		return fail(err, errlen, "sandbox: template: open working directory errno=%d", errno);
@@ -262,6 +274,8 @@ int template_build(struct slot *s, char *err, size_t errlen)
 		failed = "own mount namespace";
 	else if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
 		failed = "make / a slave";
+	else if ((s->template_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		failed = "open its root";
 	else
 		failed = build(s, root, ids);
 	int saved = errno;
@@ -278,9 +292,7 @@ int template_build(struct slot *s, char *err, size_t errlen)
 	}
 	close(cwd);
 	if (failed) {
-		if (s->template_ns >= 0)
-			close(s->template_ns);
-		s->template_ns = -1;
+		template_drop(s);
 		return fail(err, errlen, "sandbox: template: %s errno=%d", failed, saved);
 	}
 	return 0;
@@ -291,8 +303,10 @@ pid_t template_clone(const struct slot *s, long (*clone_fn)(void *), void *arg)
 	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cwd < 0)
 		return -1;
-	if (setns(s->template_ns, CLONE_NEWNS) < 0) {
+	if (enter(s->template_ns, s->template_root) < 0) {
 		int saved = errno;
+		if (go_home(cwd) < 0)
+			abort();        /* see below */
 		close(cwd);
 		errno = saved;
 		return -1;
@@ -318,5 +332,7 @@ void template_drop(struct slot *s)
 {
 	if (s->template_ns >= 0)
 		close(s->template_ns);
-	s->template_ns = -1;
+	if (s->template_root >= 0)
+		close(s->template_root);
+	s->template_ns = s->template_root = -1;
 }

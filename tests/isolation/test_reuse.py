@@ -19,10 +19,28 @@ gaol can fail it, since a unix socket does not outlive its run (init, PID 1,
 kills every process, and the kernel collects fds in flight at once).
 """
 
+import os
+import time
+
 import gaol_isolation as gi
 from gaol_isolation import py
 
 RUNS = 2 * gi.CONCURRENCY + 1
+
+# A program's lines that leave a TIME_WAIT behind: the server side closes
+# first, so 127.0.0.1:%(port)d is the address left waiting.
+LEAVE_TIME_WAIT = """
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(('127.0.0.1', %(port)d))
+srv.listen(1)
+cli = socket.create_connection(('127.0.0.1', %(port)d))
+conn, _ = srv.accept()
+conn.sendall(b'x')
+cli.recv(1)
+conn.close()
+cli.recv(1)
+"""
 
 
 def runs_in_one_slot_after_another(service, code, timeout="10s"):
@@ -42,7 +60,7 @@ def runs_in_one_slot_after_another(service, code, timeout="10s"):
 
 def test_time_wait_of_the_previous_run_is_not_visible(service, token):
     port = 20000 + int(token[-6:], 16) % 20000
-    results = runs_in_one_slot_after_another(service, """
+    results = runs_in_one_slot_after_another(service, ("""
 import os, socket
 def tcp_table():
     rows = []
@@ -66,23 +84,11 @@ try:
 except OSError as e:
     found["bind"] = e.errno
 probe.close()
-# Leave TIME_WAIT behind: the server side closes first, so 127.0.0.1:%(port)d
-# is the address left waiting.
-srv = socket.socket()
-srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-srv.bind(('127.0.0.1', %(port)d))
-srv.listen(1)
-cli = socket.create_connection(('127.0.0.1', %(port)d))
-conn, _ = srv.accept()
-conn.sendall(b'x')
-cli.recv(1)
-conn.close()
-cli.recv(1)
-cli.close()
+""" + LEAVE_TIME_WAIT + """cli.close()
 srv.close()
 found["left_tw"] = tw_count()
 result = found
-""" % {"port": port})
+""") % {"port": port})
     for r in results:
         assert r["left_tw"] >= 1, "the run did not leave a TIME_WAIT behind: %r" % r
     for r in results:
@@ -232,18 +238,28 @@ result = found
         for part in ("root", "dev", "cgroup", "usr_local", "passwd"):
             assert r[part] == first[part], \
                 "the slot's %s differs from one run to the next: %r vs %r" % (part, first[part], r[part])
-    # Nothing of a template is mounted where the host (or a worker, between
-    # clones) would see it: it lives in the slot's own mount namespace.
+    # Nothing of a template is mounted in the host's mount namespace, and a
+    # worker is in the template's only while it clones an init: each one is
+    # found back in the host's within a second.
     state = gi.STATE_DIR.rstrip("/") + "/"
+    with open("/proc/self/mountinfo") as f:
+        text = f.read()
+    assert state not in text, "the host's mount table shows a mount under %s:\n%s" % (state, text)
+    host_ns = os.readlink("/proc/self/ns/mnt")
     workers = [pid for pid, comm in getattr(service, "processes", dict)().items()
                if comm == "gaol-fcgi"]
-    for path in ["/proc/self/mountinfo"] + ["/proc/%d/mountinfo" % pid for pid in workers]:
-        try:
-            with open(path) as f:
-                text = f.read()
-        except OSError:
-            continue    # a worker that exited meanwhile
-        assert state not in text, "%s shows a mount under %s:\n%s" % (path, state, text)
+    for pid in workers:
+        seen = []
+        for _ in range(100):
+            try:
+                seen.append(os.readlink("/proc/%d/ns/mnt" % pid))
+            except OSError:
+                break       # a worker that exited meanwhile
+            if seen[-1] == host_ns:
+                break
+            time.sleep(0.01)
+        assert not seen or seen[-1] == host_ns, \
+            "worker %d stays out of the host's mount namespace: %r" % (pid, seen[-3:])
 
 
 def test_a_judging_lane_reuses_nothing_a_test_left(service, token):
@@ -255,7 +271,7 @@ def test_a_judging_lane_reuses_nothing_a_test_left(service, token):
     if service.via != "http":
         raise AssertionError("/evaluate needs the HTTP service (GAOL_ISOLATION_VIA unset)")
     port = 20000 + int(token[-5:], 16) % 20000
-    code = """
+    code = ("""
 import socket, sys
 sys.stdin.read()
 def tw():
@@ -281,19 +297,9 @@ except OSError as e:
 probe.close()
 print(' '.join(seen) or 'clean')
 sys.stdout.flush()
-srv = socket.socket()
-srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-srv.bind(('127.0.0.1', %(port)d))
-srv.listen(1)
-cli = socket.create_connection(('127.0.0.1', %(port)d))
-conn, _ = srv.accept()
-conn.sendall(b'x')
-cli.recv(1)
-conn.close()
-cli.recv(1)
-u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+""" + LEAVE_TIME_WAIT + """u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 u.sendto(b'x', ('127.0.0.1', %(port)d))
-""" % {"port": port}
+""") % {"port": port}
     body = {"language": "python", "code": code,
             "test_cases": [{"input": str(i), "expected_output": "clean"} for i in range(8)]}
     resp = service.stack.post("/evaluate", body, timeout=120)
