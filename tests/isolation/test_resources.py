@@ -252,17 +252,20 @@ def test_memory_peak_at_the_limit_does_not_depend_on_what_ran_before(service):
     # reported 411 MiB while the first identical run reported 520 MiB: what
     # the run before it left charged to the slot (page cache) was taken off,
     # and the kernel reclaimed that cache for this run.  The same program
-    # three times in a row in one slot: five processes of 150 MiB each (the
-    # limit kills some: no single process holds the peak), then 200 MiB of
+    # three times in a row in one slot: three processes of 200 MiB each (the
+    # limit kills one: no single process holds the peak), then 200 MiB of
     # files read, which stay cached after it.  Each run reports the peak it
-    # reached, the limit, whatever the run before it left.
+    # reached, the limit, whatever the run before it left.  Two survivors
+    # hold 400 MiB, well under the limit: with five of 150 MiB the three left
+    # held ~470 MiB of 512 and a run could thrash on its own program's pages
+    # (v1 reclaims file pages rather than kill) until its 30 s timeout.
     code = """
 import os, time
 kids = []
-for _ in range(5):
+for _ in range(3):
     pid = os.fork()
     if pid == 0:
-        chunks = [b'\\x5a' * (15 << 20) for _ in range(10)]
+        chunks = [b'\\x5a' * (20 << 20) for _ in range(10)]
         time.sleep(2)
         os._exit(0)
     kids.append(pid)
