@@ -466,7 +466,9 @@ static int read_env(struct gaol_config *cfg, char *err, size_t errlen)
 	if (get_flag("DEBUG", true, &cfg->debug, err, errlen) == -1 ||
 	    get_flag("ALLOW_SHUTDOWN", false, &cfg->allow_shutdown, err,
 		     errlen) == -1 ||
-	    get_flag("RUN_NETNS_FRESH", true, &cfg->netns_fresh, err, errlen) == -1)
+	    get_flag("RUN_NETNS_FRESH", true, &cfg->netns_fresh, err, errlen) == -1 ||
+	    get_flag("RUN_CGROUP_FAVORDYNMODS", true, &cfg->favor_dynmods, err,
+		     errlen) == -1)
 		return -1;
 
 	/* Slot i runs as uid_base + i: every one of them below nobody. */

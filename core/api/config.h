@@ -26,6 +26,7 @@ struct gaol_config {
 	bool debug;                     /* DEBUG */
 	bool allow_shutdown;            /* ALLOW_SHUTDOWN */
 	bool netns_fresh;               /* RUN_NETNS_FRESH: never reuse a netns */
+	bool favor_dynmods;             /* RUN_CGROUP_FAVORDYNMODS (v1 hosts) */
 	uid_t uid_base;                 /* RUN_UID_BASE: slot i runs as uid_base + i */
 	char *env_allow[GAOL_ENV_ALLOW_MAX]; /* RUN_ENV_ALLOW, beyond the baseline */
 	size_t n_env_allow;

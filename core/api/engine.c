@@ -69,7 +69,12 @@ int engine_load(struct engine *e, char *err, size_t errlen)
 		return -1;
 	if (langs_load(&e->cfg, &e->langs, err, errlen) < 0)
 		return -1;
-	return cgroup_service_prepare(&e->cgroup_version, err, errlen);
+	if (cgroup_service_prepare(&e->cgroup_version, err, errlen) < 0)
+		return -1;
+	/* v1 only: on v2 each init is cloned into its cgroup (dynmods.c). */
+	if (e->cfg.favor_dynmods && e->cgroup_version == 1)
+		return cgroup_favor_dynmods(err, errlen);
+	return 0;
 }
 
 struct slot *engine_lane(struct engine *e, unsigned k)

@@ -185,27 +185,9 @@ static bool v1_mounts_read;
 int cgroup_v1_mount_point(const char *controller, char *out, size_t len)
 {
 	if (!v1_mounts_read) {
-		FILE *f = fopen("/proc/self/mounts", "re");
-		if (!f)
-			return -1;
-		size_t cap = 0, n = 0;
-		char *text = NULL;
-		for (;;) {
-			if (n + 4096 + 1 > cap) {
-				char *t = realloc(text, cap = cap ? cap * 2 : 16384);
-				if (!t)
-					break;
-				text = t;
-			}
-			size_t got = fread(text + n, 1, cap - n - 1, f);
-			if (!got)
-				break;
-			n += got;
-		}
-		fclose(f);
+		char *text = file_read_text("/proc/self/mounts");
 		if (!text)
 			return -1;
-		text[n] = 0;
 		for (size_t i = 0; i < N(v1_known); i++)
 			if (cg_parse_v1_mount_point(text, v1_known[i], v1_mounts[i],
 						    sizeof(v1_mounts[i])) < 0)

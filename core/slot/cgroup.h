@@ -63,6 +63,10 @@ struct cgroup_usage {
  * itself into a leaf so that its cgroup may hand controllers to the slots.
  * Sets *version to 1 or 2, which every slot's setup is then given. */
 int cgroup_service_prepare(int *version, char *err, size_t errlen);
+/* RUN_CGROUP_FAVORDYNMODS (dynmods.c): the host's cgroup2 superblock
+ * remounted with favordynmods, its other options kept, unless it has it
+ * already.  0, or -1 with why in err. */
+int cgroup_favor_dynmods(char *err, size_t errlen);
 /* The calling process's cgroup for a controller ("" for v2's unified one),
  * relative to the hierarchy's root, without leading slash.  0 or -1. */
 int cgroup_own_path(const char *controller, char *out, size_t len);
@@ -112,6 +116,10 @@ int cg_parse_proc_cgroup(const char *text, const char *controller, char *out, si
  * hierarchy with controller among its options, unescaped.  0 or -1. */
 int cg_parse_v1_mount_point(const char *text, const char *controller, char *out,
 			    size_t len);
+/* A /proc/self/mountinfo text: the first cgroup2 mount's point, unescaped,
+ * and its superblock's options.  0 or -1. */
+int cg_parse_cgroup2_mountinfo(const char *text, char *point, size_t plen, char *opts,
+			       size_t olen);
 /* Of memory, pids and cpu, those not in a cgroup.controllers (or
  * subtree_control) list, space separated into missing: 0 when none is. */
 int cg2_missing_controller(const char *list, char *missing, size_t len);

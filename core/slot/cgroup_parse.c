@@ -87,6 +87,41 @@ int cg_parse_proc_cgroup(const char *text, const char *controller, char *out, si
 	return -1;
 }
 
+/* A field of /proc/self/mounts or mountinfo into out, its octal escapes
+ * (\040 for a blank) decoded. */
+static void unescape(const char *f, size_t flen, char *out, size_t len)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < flen && k + 1 < len; i++) {
+		const char *q = f + i;
+		if (*q == '\\' && i + 3 < flen && q[1] >= '0' && q[1] <= '3' &&
+		    q[2] >= '0' && q[2] <= '7' && q[3] >= '0' && q[3] <= '7') {
+			out[k++] = (char)((q[1] - '0') * 64 + (q[2] - '0') * 8 + (q[3] - '0'));
+			i += 3;
+		} else {
+			out[k++] = *q;
+		}
+	}
+	out[k] = 0;
+}
+
+/* Splits [c, end) at blanks into at most max fields: how many. */
+static int split_fields(const char *c, const char *end, const char **f, size_t *flen, int max)
+{
+	int n = 0;
+	while (c < end && *c == ' ')
+		c++;
+	for (; n < max && c < end; n++) {
+		f[n] = c;
+		while (c < end && *c != ' ')
+			c++;
+		flen[n] = (size_t)(c - f[n]);
+		while (c < end && *c == ' ')
+			c++;
+	}
+	return n;
+}
+
 /* A /proc/self/mounts text: where the v1 hierarchy holding controller is
  * mounted (the first such mount, as libcgroup took it), with the octal
  * escapes of the field decoded.  0 or -1. */
@@ -100,16 +135,7 @@ int cg_parse_v1_mount_point(const char *text, const char *controller, char *out,
 		/* device, mount point, type, options */
 		const char *f[4];
 		size_t flen[4];
-		const char *c = line;
-		int n = 0;
-		for (; n < 4 && c < end; n++) {
-			f[n] = c;
-			while (c < end && *c != ' ')
-				c++;
-			flen[n] = (size_t)(c - f[n]);
-			while (c < end && *c == ' ')
-				c++;
-		}
+		int n = split_fields(line, end, f, flen, 4);
 		bool match = false;
 		if (n == 4 && flen[2] == 6 && !strncmp(f[2], "cgroup", 6)) {
 			for (const char *o = f[3], *oe = f[3] + flen[3]; o < oe; ) {
@@ -121,18 +147,35 @@ int cg_parse_v1_mount_point(const char *text, const char *controller, char *out,
 			}
 		}
 		if (match && len) {
-			size_t k = 0;
-			for (size_t i = 0; i < flen[1] && k + 1 < len; i++) {
-				const char *q = f[1] + i;
-				if (*q == '\\' && i + 3 < flen[1] && q[1] >= '0' && q[1] <= '3' &&
-				    q[2] >= '0' && q[2] <= '7' && q[3] >= '0' && q[3] <= '7') {
-					out[k++] = (char)((q[1] - '0') * 64 + (q[2] - '0') * 8 + (q[3] - '0'));
-					i += 3;
-				} else {
-					out[k++] = *q;
-				}
-			}
-			out[k] = 0;
+			unescape(f[1], flen[1], out, len);
+			return 0;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return -1;
+}
+
+/* A /proc/self/mountinfo text: the first cgroup2 mount's mount point
+ * (decoded) and its superblock's options ("rw,nsdelegate,...").  A line is
+ * "id parent maj:min root point options [tags...] - type source
+ * super-options".  0 or -1. */
+int cg_parse_cgroup2_mountinfo(const char *text, char *point, size_t plen, char *opts,
+			       size_t olen)
+{
+	for (const char *line = text; line && *line; ) {
+		const char *nl = strchr(line, '\n');
+		const char *end = nl ? nl : line + strlen(line);
+		const char *dash = NULL;
+		for (const char *c = line; c + 3 <= end && !dash; c++)
+			if (c[0] == ' ' && c[1] == '-' && (c + 2 == end || c[2] == ' '))
+				dash = c;
+		const char *f[5], *g[3];
+		size_t flen[5], glen[3];
+		if (dash && split_fields(line, dash, f, flen, 5) == 5 &&
+		    split_fields(dash + 2, end, g, glen, 3) == 3 &&
+		    glen[0] == 7 && !strncmp(g[0], "cgroup2", 7)) {
+			unescape(f[4], flen[4], point, plen);
+			snprintf(opts, olen, "%.*s", (int)glen[2], g[2]);
 			return 0;
 		}
 		line = nl ? nl + 1 : NULL;

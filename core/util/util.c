@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -100,6 +101,38 @@ bool file_contains(const char *path, const char *needle)
 		return false;
 	buf[n] = 0;
 	return strstr(buf, needle) != NULL;
+}
+
+char *file_read_text(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	size_t cap = 0, n = 0;
+	char *text = NULL;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			char *t = realloc(text, cap = cap ? cap * 2 : 16384);
+			if (!t) {
+				free(text);
+				text = NULL;
+				break;
+			}
+			text = t;
+		}
+		size_t got = fread(text + n, 1, cap - n - 1, f);
+		if (!got)
+			break;
+		n += got;
+	}
+	bool failed = ferror(f);
+	fclose(f);
+	if (!text || failed) {
+		free(text);
+		return NULL;
+	}
+	text[n] = 0;
+	return text;
 }
 
 int mkdir_p(const char *path, mode_t mode)

@@ -36,6 +36,9 @@ int file_write_at(int dirfd, const char *name, int flags, mode_t mode,
 /* Whether the first 8 KiB of a small file (a /proc or /sys one, whose size
  * says nothing: it is read) hold needle.  0 when it cannot be read. */
 bool file_contains(const char *path, const char *needle);
+/* The whole of a text file whose size says nothing (a /proc one), read to
+ * its end, NUL-terminated; malloc'd.  NULL when it cannot be read. */
+char *file_read_text(const char *path);
 /* mkdir -p: the last component gets mode, the others 0755. */
 int mkdir_p(const char *path, mode_t mode);
 

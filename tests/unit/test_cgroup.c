@@ -139,6 +139,33 @@ START_TEST(cgroup_v1_mount_point_is_read_from_mounts)
 }
 END_TEST
 
+/* Where RUN_CGROUP_FAVORDYNMODS finds the cgroup2 superblock: the first
+ * cgroup2 line of mountinfo, however many tags precede the " - ", its
+ * point's escapes decoded and its super options (not the mount's) given. */
+START_TEST(cgroup2_mount_is_read_from_mountinfo)
+{
+	const char *info =
+		"22 1 0:21 / /sys rw,nosuid,nodev - sysfs sysfs rw\n"
+		"30 22 0:26 / /sys/fs/cgroup ro,nosuid shared:9 - tmpfs tmpfs ro,mode=755\n"
+		"31 30 0:27 / /sys/fs/cgroup/memory rw,nosuid shared:10 - cgroup cgroup rw,memory\n"
+		"41 30 0:38 / /sys/fs/cgroup/my\\040unified rw,nosuid,nodev,noexec,relatime "
+		"shared:11 master:3 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n"
+		"42 30 0:39 / /other rw - cgroup2 none rw\n";
+	char point[128], opts[128];
+	ck_assert_int_eq(cg_parse_cgroup2_mountinfo(info, point, sizeof(point), opts,
+						    sizeof(opts)), 0);
+	ck_assert_str_eq(point, "/sys/fs/cgroup/my unified");
+	ck_assert_str_eq(opts, "rw,nsdelegate,memory_recursiveprot");
+	/* a v1 hierarchy is not it; a line without its " - " is skipped */
+	ck_assert_int_eq(cg_parse_cgroup2_mountinfo(
+		"31 30 0:27 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
+		"41 30 0:38 / /cg rw cgroup2 cgroup2 rw\n", point, sizeof(point), opts,
+		sizeof(opts)), -1);
+	ck_assert_int_eq(cg_parse_cgroup2_mountinfo("", point, sizeof(point), opts,
+						    sizeof(opts)), -1);
+}
+END_TEST
+
 /* What a parent offers its children, and what start-up names as missing. */
 START_TEST(cgroup_v2_missing_controllers_are_named)
 {
@@ -184,6 +211,7 @@ cgroup_suite(void)
 	tcase_add_test(t, cgroup_slots_are_made_beside_the_pool);
 	tcase_add_test(t, cgroup_own_path_reads_the_v2_line);
 	tcase_add_test(t, cgroup_v1_mount_point_is_read_from_mounts);
+	tcase_add_test(t, cgroup2_mount_is_read_from_mountinfo);
 	tcase_add_test(t, cgroup_own_path_reads_a_v1_controller_line);
 	tcase_add_test(t, cgroup_v2_missing_controllers_are_named);
 	tcase_add_test(t, cgroup_v2_cgroup_events_give_populated);
