@@ -218,7 +218,8 @@ soak: deps-test
 	$(MAKE) all
 	BUILD=$(BUILD) SOAK_SECONDS=$(SOAK_SECONDS) /usr/bin/python3 tests/soak/soak.py
 mini-soak:
-	BUILD=$(BUILD) /usr/bin/python3 tests/soak/soak.py --seconds 20 --no-rss
+	BUILD=$(BUILD) /usr/bin/python3 tests/soak/soak.py --seconds 20 --no-rss \
+		$(if $(filter 1,$(SANITIZE)),--sanitized)
 
 # Three gaol hosts as network namespaces behind nginx fronts (FastCGI over
 # TCP), a bounded load, a host's master SIGKILLed and a host's link cut
