@@ -56,7 +56,8 @@ suite check "$BUILD/gaol-fcgi" --check
 suite unit env GAOL_LANGS_DIR="$PWD/langs" "$BUILD/unit-tests"
 suite isolation $PYTEST tests/isolation
 VM_INTEGRATION="test_languages.py test_evaluate_languages.py test_run_outcomes.py
-  test_sandbox_basics.py test_http_api.py test_evaluate.py test_zz_host_left_clean.py"
+  test_sandbox_basics.py test_http_api.py test_evaluate.py test_cgroup_dynmods.py
+  test_zz_host_left_clean.py"
 suite integration $PYTEST $(for f in $VM_INTEGRATION; do printf 'tests/integration/%s ' "$f"; done)
 
 echo
