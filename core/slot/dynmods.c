@@ -1,18 +1,20 @@
 /*
  * dynmods: RUN_CGROUP_FAVORDYNMODS, for hosts whose controllers are on
  * cgroup v1.  There a run's init joins its slot's cgroups by writing to
- * cgroup.procs, and every such move takes the kernel's one cgroup
- * threadgroup lock for writing: when no move happened in the last few
- * milliseconds, the writer first waits for an RCU grace period (8-15 ms
- * measured here), which a one-shot gaol-run, or a request to an idle
- * service, pays whole.  The cgroup2 mount option favordynmods (Linux 6.0)
- * keeps that lock in its slow mode for good: a move waits for no grace
- * period, and every fork and exit on the host takes the lock's slower
- * read side (a full memory barrier) instead of its per-CPU fast path.  The lock is the kernel's, not a hierarchy's, so setting
- * the option on the (otherwise unused) cgroup2 mount of a hybrid host is
- * enough.  On cgroup v2 gaol clones each init into its cgroup
- * (CLONE_INTO_CGROUP), which takes the lock only for reading: nothing to
- * gain there, and the option is left alone.  docs/design.md, "cgroups".
+ * cgroup.procs, and such a move takes the kernel's one cgroup threadgroup
+ * lock for writing: when no move happened in the last few milliseconds,
+ * the writer first waits for an RCU grace period, long on a busy host
+ * (10-16 ms measured here under CI load), which a one-shot gaol-run or a
+ * request to an idle service pays whole.  The cgroup2 mount option
+ * favordynmods (Linux 6.0) removes that wait: up to 6.17 it keeps the lock
+ * in its slow mode while set (forks and exits then take its slower read
+ * side); from 6.18 a move takes a lock of the moved process's own instead,
+ * and the kernel keeps that mechanism until reboot even when the option is
+ * taken off.  The lock is the kernel's, not a hierarchy's, so the option on
+ * the (otherwise unused) cgroup2 mount of a hybrid host is enough.  On
+ * cgroup v2 gaol clones each init into its cgroup (CLONE_INTO_CGROUP),
+ * which takes the lock only for reading: the option is left alone there.
+ * docs/design.md, "The sandbox step by step", step 3.
  */
 #define _GNU_SOURCE
 #include <errno.h>

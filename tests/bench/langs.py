@@ -9,12 +9,8 @@ the ratios, medians throughout), with the target met or not.
             up; else `isolate` on PATH; else the row says it is missing),
             bwrap --unshare-all and bare /bin/sh -c true, and gaol-run with
             GAOL_LANG_CACHE=0 (every start runs its shells): each spawned
-            straight (no shell), one of each in turn, medians.  On a host
-            whose slots are on cgroup v1, gaol-run also with
-            RUN_CGROUP_FAVORDYNMODS=1: the host's cgroup2 mount is given
-            the option before each such run and has it taken off before
-            each other gaol-run (50 ms settle either way, untimed), and is
-            given back as found.  Target: gaol-run <= isolate --run.
+            straight (no shell), one of each in turn, medians.
+            Target: gaol-run <= isolate --run.
   cpp       Codebattle's C++ checker and solution (examples/cpp/codebattle)
             through POST /run against a bare `g++ -std=c++17 -O2` of the
             same two files, alternating.  Target: <= 0.35x.
@@ -78,16 +74,13 @@ def row(figure, gaol, peer_name, peer, target=None, met=None, note=""):
 # ---------------------------------------------------------------- startup
 
 def interleaved(cmds, runs):
-    """Median wall ms of each command (argv, env extra, stdin path[, before]),
-    run in turn (one of each, runs times, after 5 warm-up rounds), so that
-    the shared machine's load changes hit all of them alike.  Each is
-    spawned straight (no shell), as hyperfine -N would; before, when given,
-    is called first, untimed."""
+    """Median wall ms of each command (argv, env extra, stdin path), run in
+    turn (one of each, runs times, after 5 warm-up rounds), so that the
+    shared machine's load changes hit all of them alike.  Each is spawned
+    straight (no shell), as hyperfine -N would."""
     times = [[] for _ in cmds]
     for i in range(runs + 5):
-        for k, (argv, extra, stdin, *before) in enumerate(cmds):
-            if before:
-                before[0]()
+        for k, (argv, extra, stdin) in enumerate(cmds):
             env = dict(os.environ, **extra)
             with open(stdin or os.devnull, "rb") as f:
                 t0 = time.monotonic()
@@ -101,33 +94,17 @@ def interleaved(cmds, runs):
     return [median(t) for t in times]
 
 
-def favor_dynmods_hooks():
-    """On a host whose slots are on cgroup v1 and which has a cgroup2 mount:
-    (before a default gaol-run, before one with RUN_CGROUP_FAVORDYNMODS=1,
-    restore), which take the option off the mount (and let the kernel's
-    lock go back to its fast mode: 50 ms) or put it on, so that each run
-    meets the host as it would be without or with the setting.  None
-    elsewhere."""
+def cgroup2_favor_note():
+    """Whether the host's cgroup2 mount has favordynmods (RUN_CGROUP_FAVORDYNMODS):
+    on cgroup v1 it decides whether a run's first cgroup move may wait for an
+    RCU grace period.  Not toggled here: from Linux 6.18 the kernel keeps the
+    per-threadgroup lock it switches to until reboot, so "off" after "on"
+    is not the default host any more."""
     found = hc.mount()
     if found is None or not hc.v1_host():
-        return None
-    point, _, opts = found
-    plain = hc.without_favor(opts)
-
-    def off():
-        if hc.mount()[2] != plain:
-            hc.reconfigure(point, plain)
-        time.sleep(0.05)
-
-    def on():
-        if hc.mount()[2] != plain + ",favordynmods":
-            hc.reconfigure(point, plain + ",favordynmods")
-        time.sleep(0.05)
-
-    def restore():
-        if hc.mount()[2] != opts:
-            hc.reconfigure(point, opts)
-    return off, on, restore
+        return ""
+    return "(host cgroup2 favordynmods: %s)" % (
+        "on" if "favordynmods" in found[2].split(",") else "off")
 
 
 def bench_startup(build, outdir, runs):
@@ -136,13 +113,7 @@ def bench_startup(build, outdir, runs):
         f.write('{"lang_slug": "true", "solution_text": "", "timeout": "10s"}\n')
     gr = [os.path.join(build, "gaol-run"), "--langs", os.path.join(REPO, "tests", "bench", "langs"),
           "--slot", "0"]
-    hooks = favor_dynmods_hooks()
-    if hooks:
-        off, on, restore = hooks
-        cmds = [(gr, {}, req, off), (gr, {"GAOL_LANG_CACHE": "0"}, req, off),
-                (gr, {"RUN_CGROUP_FAVORDYNMODS": "1"}, req, on)]
-    else:
-        cmds = [(gr, {}, req), (gr, {"GAOL_LANG_CACHE": "0"}, req)]
+    cmds = [(gr, {}, req), (gr, {"GAOL_LANG_CACHE": "0"}, req)]
     isolate = os.environ.get("ISOLATE") or shutil.which("isolate")
     if isolate:
         subprocess.run([isolate, "-b", "0", "--init"], check=True, stdout=subprocess.DEVNULL)
@@ -155,27 +126,18 @@ def bench_startup(build, outdir, runs):
             bw += ["--ro-bind", d, d]
     bw += ["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "/bin/sh", "-c", "true"]
     cmds += [(bw, {}, None), (["/bin/sh", "-c", "true"], {}, None)]
-    try:
-        t = interleaved(cmds, runs)
-    finally:
-        if hooks:
-            restore()
+    t = interleaved(cmds, runs)
     gaol, nocache = t[0], t[1]
-    favor = t[2] if hooks else None
-    rest = t[3:] if hooks else t[2:]
+    rest = t[2:]
     iso = rest.pop(0) if isolate else None
     bwrap, sh = rest
+    host = cgroup2_favor_note()
     if iso is not None:
-        row("gaol-run whole process (ms)", gaol, "isolate --run", iso, "<= 1x", gaol <= iso)
+        row("gaol-run whole process (ms)", gaol, "isolate --run", iso, "<= 1x", gaol <= iso, host)
     else:
         row("gaol-run whole process (ms)", gaol, "isolate --run", None, "<= 1x", None,
             "isolate missing (ISOLATE=...): not measured")
     row("gaol-run, GAOL_LANG_CACHE=0 (ms)", nocache, "gaol-run, cache", gaol)
-    if hooks:
-        if iso is not None:
-            row("gaol-run, RUN_CGROUP_FAVORDYNMODS=1 (ms)", favor, "isolate --run", iso,
-                "<= 1x", favor <= iso)
-        row("gaol-run, RUN_CGROUP_FAVORDYNMODS=1 (ms)", favor, "gaol-run, default host", gaol)
     row("gaol-run whole process (ms)", gaol, "bwrap --unshare-all", bwrap)
     row("gaol-run whole process (ms)", gaol, "bare sh -c true", sh)
     if iso is not None:

@@ -6,7 +6,10 @@ Through the real gaol-run on the host's real cgroup2 mount.  What is asserted
 is what a host's owner sees: the option set on a v1 host and nothing else of
 the mount changed (its other superblock options, such as systemd's nsdelegate,
 and the mount's own flags), left alone on a v2 host and without the flag.
-Each test gives the mount back as it found it.
+Each test gives the mount back as it found it.  (From Linux 6.18 the
+kernel keeps favordynmods' effect until reboot once it has been set, whatever
+the mount says after: a host's owner should know that gaol's test suite, run
+on a v1 host, turns it on for good.)
 """
 
 import json
@@ -34,16 +37,22 @@ def host():
     plain = hc.without_favor(super_opts)
     if plain != super_opts:
         hc.reconfigure(point, plain)
+        if hc.mount()[2] != plain:
+            # Kernels after 6.18 may refuse to take it off once set.
+            pytest.skip("the host's cgroup2 mount has favordynmods and this kernel "
+                        "keeps it: gaol setting it cannot be observed")
     langs = os.path.join(gh.REPO, "tests", "bench", "langs")
     state = "/run/gaol-dynmods-%d" % os.getpid()
     env = dict(os.environ, GAOL_STATE_DIR=state, GAOL_INSTANCE="dm%d" % os.getpid(),
                RUN_UID_BASE=str(gh.UID_BASE + 160))
     env.pop("RUN_CGROUP_FAVORDYNMODS", None)
     yield {"point": point, "plain": plain, "found": found, "env": env, "langs": langs}
-    now = hc.mount()
-    if now is not None and now[2] != super_opts:
+    if hc.mount()[2] != super_opts:
         hc.reconfigure(point, super_opts)
-    assert hc.mount() == found
+    # Given back as found, but for a kernel that keeps favordynmods once set
+    # (after 6.18): then the test set it and the host keeps it.
+    assert hc.mount() in (found, (point, found[1], hc.without_favor(super_opts) +
+                                  ",favordynmods")), hc.mount()
     subprocess.run(["rm", "-rf", "--one-file-system", state], check=False)
 
 
