@@ -81,6 +81,44 @@ static ssize_t command_start(const char *line)
 	return w - line;
 }
 
+size_t lang_direct_argv(const char *cmd, char *buf, size_t len, char **argv, size_t max)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_./-+,:=@%";
+	size_t n = 0, cmd_len = strlen(cmd);
+	bool exec_seen = false;
+
+	if (cmd_len >= len || max < 2)
+		return 0;
+	memcpy(buf, cmd, cmd_len + 1);
+	for (char *w = buf; *w;) {
+		while (*w == ' ' || *w == '\t')
+			w++;
+		if (!*w)
+			break;
+		size_t k = strspn(w, plain);
+		if (w[k] != '\0' && w[k] != ' ' && w[k] != '\t')
+			return 0;       /* a character the shell would read */
+		char *word = w;
+		w += k;
+		if (*w)
+			*w++ = '\0';
+		if (!exec_seen) {
+			if (strcmp(word, "exec"))
+				return 0;
+			exec_seen = true;
+		} else if (n + 1 < max) {
+			argv[n++] = word;
+		} else {
+			return 0;
+		}
+	}
+	argv[n] = NULL;
+	if (n == 0 || argv[0][0] == '-' || !strchr(argv[0], '/'))
+		return 0;
+	return n;
+}
+
 static bool is_blank(const char *s, size_t len)
 {
 	size_t i;

@@ -68,8 +68,12 @@ static int build_env(struct slot *s, const struct gaol_config *cfg)
 	char **env = calloc(cap, sizeof(*env));
 	if (!env)
 		return -1;
+	/* PWD: what /bin/sh sets for the command it starts (from its working
+	 * directory, /sandbox), so that a program started without it
+	 * (init.c, lang_direct_argv) has it too. */
 	if (asprintf(&env[n++], "PATH=%s", SANDBOX_PATH) < 0 ||
-	    asprintf(&env[n++], "HOME=/sandbox") < 0)
+	    asprintf(&env[n++], "HOME=/sandbox") < 0 ||
+	    asprintf(&env[n++], "PWD=/sandbox") < 0)
 		return -1;
 	if (!getenv("LANG") && asprintf(&env[n++], "LANG=C.UTF-8") < 0)
 		return -1;

@@ -905,6 +905,53 @@ START_TEST(lang_shell_refuses_endless_output)
 }
 END_TEST
 
+/* Which commands init may exec itself, skipping dash (init.c): "exec", a
+ * program named by a path, and words dash would pass as they are. */
+START_TEST(direct_argv_takes_only_what_dash_would_exec_as_it_is)
+{
+	char buf[256], *argv[8];
+
+	ck_assert_uint_eq(lang_direct_argv("exec ./solution", buf, sizeof(buf), argv, 8), 1);
+	ck_assert_str_eq(argv[0], "./solution");
+	ck_assert_ptr_null(argv[1]);
+	ck_assert_uint_eq(lang_direct_argv("exec /usr/bin/python3 -X utf8 -I check/harness.py",
+					   buf, sizeof(buf), argv, 8), 5);
+	ck_assert_str_eq(argv[0], "/usr/bin/python3");
+	ck_assert_str_eq(argv[2], "utf8");
+	ck_assert_str_eq(argv[4], "check/harness.py");
+	ck_assert_ptr_null(argv[5]);
+	/* blanks and tabs apart, around; every plain character kept */
+	ck_assert_uint_eq(lang_direct_argv("  exec\t/usr/bin/g++  -std=c++17 -Dx=1,y@2%3:a.b_c  ",
+					   buf, sizeof(buf), argv, 8), 3);
+	ck_assert_str_eq(argv[0], "/usr/bin/g++");
+	ck_assert_str_eq(argv[1], "-std=c++17");
+	ck_assert_str_eq(argv[2], "-Dx=1,y@2%3:a.b_c");
+
+	static const char *const shell[] = {
+		"./solution",                   /* no exec: a simple command */
+		"exec solution",                /* found on PATH by dash */
+		"exec -a x ./solution",         /* an option of exec */
+		"exec",  "", "   ",
+		"A=1 exec ./solution",          /* an assignment */
+		"exec ./s > out", "exec ./s < in", "exec ./s 2>&1",
+		"exec ./s $HOME", "exec ./s ${X}", "exec ./s `id`",
+		"exec ./s 'a b'", "exec ./s \"a\"", "exec ./s a\\ b",
+		"exec ./s *.txt", "exec ./s ?", "exec ./s [ab]", "exec ./s ~",
+		"exec ./s ~/x", "exec ./s #comment", "exec ./s {a,b}", "exec ./s !x",
+		"exec ./s; true", "exec ./s && true", "exec ./s | cat", "exec ./s &",
+		"exec ./s\nexec ./t", "exec ./s (x)", "exec ./s ^x",
+	};
+	for (size_t i = 0; i < sizeof(shell) / sizeof(shell[0]); i++)
+		ck_assert_msg(lang_direct_argv(shell[i], buf, sizeof(buf), argv, 8) == 0,
+			      "taken from the shell: \"%s\"", shell[i]);
+	/* what does not fit goes to the shell too */
+	ck_assert_uint_eq(lang_direct_argv("exec ./s a b c d e f g", buf, sizeof(buf), argv, 8), 0);
+	ck_assert_uint_eq(lang_direct_argv("exec ./s a b c d e f", buf, sizeof(buf), argv, 8), 7);
+	ck_assert_uint_eq(lang_direct_argv("exec ./solution", buf, 15, argv, 8), 0);
+	ck_assert_uint_eq(lang_direct_argv("exec ./solution", buf, 16, argv, 8), 1);
+}
+END_TEST
+
 Suite *
 lang_suite(void)
 {
@@ -940,6 +987,7 @@ lang_suite(void)
 	tcase_add_test(t, langs_load_joins_recipe_lines_into_one_command);
 	tcase_add_test(t, langs_load_joined_command_stops_at_the_first_failure);
 	tcase_add_test(t, langs_load_execs_a_single_simple_command);
+	tcase_add_test(m, direct_argv_takes_only_what_dash_would_exec_as_it_is);
 	tcase_add_test(t, langs_load_keeps_each_languages_results_apart);
 	tcase_add_test(t, langs_load_a_hung_probe_is_not_installed_and_holds_up_no_other);
 	tcase_add_test(t, langs_load_leaves_a_shell_builtin_to_the_shell);
