@@ -57,6 +57,7 @@ suite unit env GAOL_LANGS_DIR="$PWD/langs" "$BUILD/unit-tests"
 suite isolation $PYTEST tests/isolation
 VM_INTEGRATION="test_languages.py test_evaluate_languages.py test_run_outcomes.py
   test_sandbox_basics.py test_http_api.py test_evaluate.py test_cgroup_dynmods.py
+  test_direct_exec.py
   test_zz_host_left_clean.py"
 suite integration $PYTEST $(for f in $VM_INTEGRATION; do printf 'tests/integration/%s ' "$f"; done)
 
