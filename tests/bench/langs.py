@@ -103,7 +103,7 @@ def cgroup2_favor_note():
     found = hc.mount()
     if found is None or not hc.v1_host():
         return ""
-    return "(host cgroup2 favordynmods: %s)" % (
+    return "host cgroup2 favordynmods: %s" % (
         "on" if "favordynmods" in found[2].split(",") else "off")
 
 
