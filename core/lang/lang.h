@@ -102,13 +102,14 @@ int lang_shell(const char *dir, const char *cmd, long timeout_ms, bool capture,
 void lang_shell_result_free(struct lang_shell_result *res);
 
 /* A command dash would only exec: "exec", then words of plain characters
- * (letters, digits and _ . / - + , : = @ %) apart by blanks, the first of
- * them (the program) with a '/' in it and not starting with '-' - so no
- * expansion, quoting, PATH search or builtin is involved, and execve of
- * the words is what dash itself would do, but for dash's own start-up
- * (docs/design.md, "The sandbox step by step", step 7).  Copies cmd into buf (len bytes) and points
- * argv (max entries, NULL-terminated) at its words: how many, or 0 when
- * the command needs the shell (or does not fit). */
+ * (letters, digits and _ . / - + , : = @ %) separated by blanks, the first
+ * of them (the program) with a '/' in it and not starting with '-': no
+ * expansion, quoting, PATH search or builtin is involved, so an execve of
+ * the words is what dash itself would do, less its own start-up
+ * (docs/design.md, "The sandbox step by step", step 7).  Copies cmd into
+ * buf (len bytes) and points argv (max entries, NULL-terminated) at its
+ * words: how many, or 0 when the command needs the shell (or does not
+ * fit). */
 size_t lang_direct_argv(const char *cmd, char *buf, size_t len, char **argv, size_t max);
 
 /* How langs_find matches a name: /run takes slugs only, /evaluate aliases
