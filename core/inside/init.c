@@ -126,13 +126,12 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 	errno = -seccomp_policy_install(&s->seccomp);
 	if (errno)
 		init_fail(p, "seccomp");
-	/* "exec <program> <words>" needs no shell to start it (lang.h); when
-	 * that execve fails (no such file, not executable, a script without
-	 * #!), dash does it again and answers as it always would. */
-	char words[4096], *argv[256];
-	if (lang_direct_argv(p->spec->command, words, sizeof(words), argv,
-			     sizeof(argv) / sizeof(argv[0])))
-		execve(argv[0], argv, s->envp);
+	/* "exec <program> <words>" needs no shell to start it (plan_layers,
+	 * lang_direct_argv); when that execve fails (no such file, not
+	 * executable, a script without #!), dash does it again and answers as
+	 * it always would. */
+	if (p->direct_argv[0])
+		execve(p->direct_argv[0], p->direct_argv, s->envp);
 	execve("/bin/sh", p->argv, s->envp);
 	init_fail(p, "execve /bin/sh");
 }

@@ -45,7 +45,11 @@ struct plan {
 	pid_t init;              /* the worker's: the init built ahead */
 	char overlay_opts[512];   /* (the layers are named in the scratch tmpfs: short) */
 	char scratch_opts[64];
-	char *argv[4];
+	char *argv[4];           /* sh -c <command> */
+	/* The command's words when init may exec them itself, without sh
+	 * (lang_direct_argv); direct_argv[0] NULL when it may not. */
+	char direct_words[1024];
+	char *direct_argv[64];
 };
 
 /* init's alone: a request as init received it on the wire (for a sandbox
