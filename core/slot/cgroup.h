@@ -116,6 +116,8 @@ int cg_parse_proc_cgroup(const char *text, const char *controller, char *out, si
  * hierarchy with controller among its options, unescaped.  0 or -1. */
 int cg_parse_v1_mount_point(const char *text, const char *controller, char *out,
 			    size_t len);
+/* Whether name is one of the comma-separated items of list[0..len). */
+bool cg_list_has(const char *list, size_t len, const char *name);
 /* A /proc/self/mountinfo text: the first cgroup2 mount's point, unescaped,
  * and its superblock's options.  0 or -1. */
 int cg_parse_cgroup2_mountinfo(const char *text, char *point, size_t plen, char *opts,

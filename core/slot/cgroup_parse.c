@@ -49,6 +49,20 @@ int cg_parse_v1_oom_control(const char *text, unsigned long long *oom_kills)
 	return parse_keyed(text, "oom_kill", oom_kills);
 }
 
+/* Whether name is one of the comma-separated items of list[0..len). */
+bool cg_list_has(const char *list, size_t len, const char *name)
+{
+	size_t want = strlen(name);
+	for (const char *t = list, *end = list + len; t < end; ) {
+		const char *comma = memchr(t, ',', (size_t)(end - t));
+		const char *te = comma ? comma : end;
+		if ((size_t)(te - t) == want && !strncmp(t, name, want))
+			return true;
+		t = te + 1;
+	}
+	return false;
+}
+
 /* A line is "<id>:<controllers>:<path>"; v2's is "0::<path>". */
 int cg_parse_proc_cgroup(const char *text, const char *controller, char *out, size_t len)
 {
@@ -63,15 +77,7 @@ int cg_parse_proc_cgroup(const char *text, const char *controller, char *out, si
 			if (!*controller) {
 				match = c1 - line == 1 && line[0] == '0' && clen == 0;
 			} else {
-				size_t want = strlen(controller);
-				match = false;
-				for (const char *t = c1 + 1; t < c2; ) {
-					const char *comma = memchr(t, ',', (size_t)(c2 - t));
-					const char *te = comma ? comma : c2;
-					if ((size_t)(te - t) == want && !strncmp(t, controller, want))
-						match = true;
-					t = te + 1;
-				}
+				match = cg_list_has(c1 + 1, clen, controller);
 			}
 			if (match) {
 				const char *path = c2 + 1;
@@ -128,7 +134,6 @@ static int split_fields(const char *c, const char *end, const char **f, size_t *
 int cg_parse_v1_mount_point(const char *text, const char *controller, char *out,
 			    size_t len)
 {
-	size_t want = strlen(controller);
 	for (const char *line = text; line && *line; ) {
 		const char *nl = strchr(line, '\n');
 		const char *end = nl ? nl : line + strlen(line);
@@ -136,16 +141,8 @@ int cg_parse_v1_mount_point(const char *text, const char *controller, char *out,
 		const char *f[4];
 		size_t flen[4];
 		int n = split_fields(line, end, f, flen, 4);
-		bool match = false;
-		if (n == 4 && flen[2] == 6 && !strncmp(f[2], "cgroup", 6)) {
-			for (const char *o = f[3], *oe = f[3] + flen[3]; o < oe; ) {
-				const char *comma = memchr(o, ',', (size_t)(oe - o));
-				const char *te = comma ? comma : oe;
-				if ((size_t)(te - o) == want && !strncmp(o, controller, want))
-					match = true;
-				o = te + 1;
-			}
-		}
+		bool match = n == 4 && flen[2] == 6 && !strncmp(f[2], "cgroup", 6) &&
+			     cg_list_has(f[3], flen[3], controller);
 		if (match && len) {
 			unescape(f[1], flen[1], out, len);
 			return 0;

@@ -30,21 +30,6 @@
 #include "util/fail.h"
 #include "util/util.h"
 
-static bool has_option(const char *opts, const char *name)
-{
-	size_t want = strlen(name);
-	for (const char *o = opts; *o; ) {
-		const char *comma = strchr(o, ',');
-		size_t n = comma ? (size_t)(comma - o) : strlen(o);
-		if (n == want && !strncmp(o, name, n))
-			return true;
-		if (!comma)
-			break;
-		o = comma + 1;
-	}
-	return false;
-}
-
 static int cgroup2_mount(char *point, size_t plen, char *opts, size_t olen)
 {
 	char *text = file_read_text("/proc/self/mountinfo");
@@ -91,12 +76,12 @@ int cgroup_favor_dynmods(char *err, size_t errlen)
 	if (cgroup2_mount(point, sizeof(point), opts, sizeof(opts)) < 0)
 		return fail(err, errlen, "no cgroup2 mount in /proc/self/mountinfo to "
 			    "set favordynmods on");
-	if (has_option(opts, "favordynmods"))
+	if (cg_list_has(opts, strlen(opts), "favordynmods"))
 		return 0;
 	if (reconfigure(point, opts, err, errlen) < 0)
 		return -1;
 	if (cgroup2_mount(point, sizeof(point), opts, sizeof(opts)) < 0 ||
-	    !has_option(opts, "favordynmods"))
+	    !cg_list_has(opts, strlen(opts), "favordynmods"))
 		return fail(err, errlen, "%s: remounted, but favordynmods is not among "
 			    "its options (%s)", point, opts);
 	return 0;
