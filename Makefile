@@ -53,13 +53,17 @@ GAOL_VERSION ?= $(VERSION_BASE)
 GAOL_BUILD   ?= unknown
 endif
 
-ALL_CFLAGS  = -std=gnu11 $(WARN) $(HARDEN) $(CFLAGS) -Icore \
+ALL_CFLAGS  = -std=gnu11 $(WARN) $(HARDEN) $(CFLAGS) -Icore -I$(BUILD)/gen \
               $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 ALL_LDLIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# The programs need no libseccomp at run time: the payload's seccomp program
+# is compiled when gaol is built (seccomp-gen, below).
+RUN_LDLIBS  = $(shell pkg-config --libs $(filter-out libseccomp,$(PKGS)) 2>/dev/null)
 
 # core/ is laid out by which process runs the code (docs/layout.md); every
 # header is included by its path under core/ ("run/sandbox.h").
-CORE_SRC  := $(wildcard core/*/*.c)
+# seccomp_gen.c is a build-time program (seccomp-gen), not part of libgaol.
+CORE_SRC  := $(filter-out core/slot/seccomp_gen.c,$(wildcard core/*/*.c))
 CORE_HDR  := $(wildcard core/*/*.h)
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
 FCGI_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out fcgi/gaol-run.c,$(wildcard fcgi/*.c)))
@@ -124,14 +128,27 @@ deps-check:
 $(BUILD)/libgaol.a: $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
+# The payload's seccomp program: the table in core/slot/seccomp_policy.c,
+# compiled by libseccomp here, once, rather than at every start (it depends
+# on nothing else).  seccomp-gen is built without the build's CFLAGS (no
+# sanitizer, no fuzzer instrumentation): it only runs here.
+$(BUILD)/seccomp-gen: core/slot/seccomp_gen.c core/slot/seccomp_policy.c core/slot/seccomp_policy.h | deps-check
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARN) -O2 -Icore $(shell pkg-config --cflags libseccomp) -o $@ \
+	      core/slot/seccomp_gen.c core/slot/seccomp_policy.c $(shell pkg-config --libs libseccomp)
+$(BUILD)/gen/seccomp_program.inc: $(BUILD)/seccomp-gen
+	@mkdir -p $(dir $@)
+	$< > $@.tmp && mv $@.tmp $@
+$(BUILD)/core/slot/seccomp_program.o: $(BUILD)/gen/seccomp_program.inc
+
 $(BUILD)/gaol-fcgi: $(FCGI_OBJ) $(BUILD)/libgaol.a
-	$(CC) $(LDHARDEN) $(LDFLAGS) -o $@ $^ -lfcgi $(ALL_LDLIBS)
+	$(CC) $(LDHARDEN) $(LDFLAGS) -o $@ $^ -lfcgi $(RUN_LDLIBS)
 
 # gaol-run lives beside the FastCGI front end because it is one: the
 # engine's answers through the command line, with the HTTP status the
 # service would send (fcgi/status.c), but without libfcgi.
 $(BUILD)/gaol-run: $(BUILD)/fcgi/gaol-run.o $(BUILD)/fcgi/status.o $(BUILD)/libgaol.a
-	$(CC) $(LDHARDEN) $(LDFLAGS) -o $@ $^ $(ALL_LDLIBS)
+	$(CC) $(LDHARDEN) $(LDFLAGS) -o $@ $^ $(RUN_LDLIBS)
 
 $(BUILD)/unit-tests: $(UNIT_SRC) tests/unit/suites.h $(CORE_HDR) $(BUILD)/libgaol.a
 	$(CC) $(ALL_CFLAGS) $(LDHARDEN) $(LDFLAGS) -o $@ $(UNIT_SRC) $(BUILD)/libgaol.a \
@@ -297,7 +314,7 @@ FUZZ_TARGETS := run_request eval_request timeout utf8 lang_manifest compare
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
-                -fno-sanitize-recover=all -Wall -Wextra -Werror -Icore \
+                -fno-sanitize-recover=all -Wall -Wextra -Werror -Icore -I$(BUILD)/gen \
                 $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(VERSION_DEFS)
 FUZZ_OBJ     := $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_BIN     := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
@@ -306,6 +323,7 @@ $(FUZZ_BUILD)/core/%.o: core/%.c $(CORE_HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
+$(FUZZ_BUILD)/core/slot/seccomp_program.o: $(BUILD)/gen/seccomp_program.inc
 $(FUZZ_BUILD)/libgaol.a: $(FUZZ_OBJ)
 	rm -f $@ && ar rcs $@ $^
 

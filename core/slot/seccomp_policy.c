@@ -13,6 +13,11 @@
  * we put a guard of our own: any other audit arch, and any x32 syscall number
  * (nr & __X32_SYSCALL_BIT), is killed, because x32 numbers would otherwise
  * reach the kernel past a per-number denylist.
+ *
+ * The table is compiled at build time (seccomp_gen.c writes the program
+ * into the build, seccomp_program.c carries it): it depends on nothing but
+ * this file and libseccomp, and compiling it cost every gaol-run start
+ * about 0.5 ms.  The unit tests compile it again and compare.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/audit.h>
@@ -182,7 +186,7 @@ static int add_rules(scmp_filter_ctx ctx, const char **step)
 	return add_socket_rules(ctx, step);
 }
 
-int seccomp_policy_build(struct seccomp_policy *p, char *err, size_t errlen)
+int seccomp_policy_compile(struct seccomp_policy *p, char *err, size_t errlen)
 {
 	const char *step = "seccomp_init";
 	struct sock_filter *code = NULL;
@@ -229,18 +233,4 @@ out:
 	if (ctx)
 		seccomp_release(ctx);
 	return rc;
-}
-
-int seccomp_policy_install(const struct seccomp_policy *p)
-{
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->prog, 0, 0) < 0)
-		return -errno;
-	return 0;
-}
-
-void seccomp_policy_free(struct seccomp_policy *p)
-{
-	free(p->prog.filter);
-	p->prog.filter = NULL;
-	p->prog.len = 0;
 }

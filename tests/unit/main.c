@@ -16,6 +16,7 @@ static Suite *(*const suites[])(void) = {
 	judge_suite,
 	cgroup_suite,
 	tree_suite,
+	seccomp_suite,
 };
 
 int

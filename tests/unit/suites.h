@@ -14,5 +14,6 @@ Suite *lang_suite(void);
 Suite *judge_suite(void);
 Suite *cgroup_suite(void);
 Suite *tree_suite(void);
+Suite *seccomp_suite(void);
 
 #endif
