@@ -413,6 +413,12 @@ static int get_request_bounds(struct gaol_config *cfg, char *err, size_t errlen)
 		  cfg->request_budget_ms < 1000))
 		return fail(err, errlen, "RUN_REQUEST_BUDGET=\"%s\": not a duration "
 			    "of at least 1s (\"120s\", \"90000ms\")", v);
+	cfg->lang_shell_timeout_ms = LANG_START_TIMEOUT_MS;
+	v = env("RUN_LANG_START_TIMEOUT");
+	if (v && (timeout_parse(v, &cfg->lang_shell_timeout_ms) < 0 ||
+		  cfg->lang_shell_timeout_ms < 100 || cfg->lang_shell_timeout_ms > 600000))
+		return fail(err, errlen, "RUN_LANG_START_TIMEOUT=\"%s\": not a "
+			    "duration from 100ms to 10m (\"30s\")", v);
 	return 0;
 }
 

@@ -17,6 +17,11 @@
 #define GAOL_ROOT_EXTRA_MAX 16
 #define GAOL_INSTANCE_MAX 32
 
+/* A language's start-up shells: a cold page cache on a slow disk made
+ * rustc's `make -n` (rustc names its library directory) read 90 MB for 18 s
+ * on one start. */
+#define LANG_START_TIMEOUT_MS 30000
+
 struct gaol_config {
 	unsigned concurrency;           /* RUN_CONCURRENCY: slots, nginx limit_conn */
 	size_t input_max;               /* RUN_INPUT_MAX: request body bytes */
@@ -48,6 +53,9 @@ struct gaol_config {
 	size_t answer_max;              /* RUN_ANSWER_MAX: an /evaluate answer's
 					 * actual and error output, bytes */
 	long request_budget_ms;         /* RUN_REQUEST_BUDGET: one request's wall clock */
+	long lang_shell_timeout_ms;     /* RUN_LANG_START_TIMEOUT: one start-up
+					 * shell (a probe, a `make -n`); 0 =
+					 * LANG_START_TIMEOUT_MS */
 	unsigned long long pool_memory_max; /* RUN_POOL_MEMORY_MAX: master and
 					     * workers together, bytes; 0 = off */
 	size_t eval_input_max;          /* RUN_EVAL_INPUT_MAX: /evaluate body bytes */

@@ -42,6 +42,7 @@ struct shell_job {
 	struct capture cap[2];
 	long deadline, timeout_ms;
 	bool capture;
+	bool timed_out;          /* shell_finish: it ran past its deadline */
 };
 
 int shell_start(const char *dir, const char *cmd, long timeout_ms, bool capture,
@@ -52,6 +53,7 @@ int shell_finish(struct shell_job *j, struct lang_shell_result *res, char *err,
 /* One start-up shell's outcome (lang.c, shellcache.c). */
 struct shell_done {
 	int rc;                  /* lang_shell's */
+	bool timed_out;          /* -1 because it ran past its timeout */
 	char why[256];           /* its reason when -1 */
 	struct lang_shell_result res;
 };

@@ -33,8 +33,6 @@
 #include "lang/internal.h"
 
 
-#define SHELL_TIMEOUT_MS    10000
-
 /* The make targets and where their resolved commands go. */
 static const struct {
 	const char *target;
@@ -235,6 +233,8 @@ static int run_shells(const struct gaol_config *cfg, struct lang_set *set,
 	char cmds[SHELLS_PER_LANG][64];
 	const char *v[SHELLS_PER_LANG];
 	struct lang_shell_result res[SHELLS_PER_LANG];
+	long timeout_ms = cfg->lang_shell_timeout_ms > 0 ? cfg->lang_shell_timeout_ms
+							  : LANG_START_TIMEOUT_MS;
 
 	if (jobs == NULL || hit == NULL) {
 		free(jobs);
@@ -257,7 +257,7 @@ static int run_shells(const struct gaol_config *cfg, struct lang_set *set,
 			jobs[next].pid = -1;
 			if (!hit[next / SHELLS_PER_LANG]) {
 				shell_cmds(lang, cmds, v);
-				done[next].rc = shell_start(lang->dir, v[t], SHELL_TIMEOUT_MS,
+				done[next].rc = shell_start(lang->dir, v[t], timeout_ms,
 							    true, &jobs[next], done[next].why,
 							    sizeof(done[next].why));
 				if (done[next].rc == -1)
@@ -266,9 +266,11 @@ static int run_shells(const struct gaol_config *cfg, struct lang_set *set,
 			next++;
 		}
 		k = waited++;
-		if (jobs[k].pid != -1)
+		if (jobs[k].pid != -1) {
 			done[k].rc = shell_finish(&jobs[k], &done[k].res, done[k].why,
 						  sizeof(done[k].why));
+			done[k].timed_out = jobs[k].timed_out;
+		}
 	}
 	for (k = 0; k < set->n; k++) {
 		bool ran = !hit[k];
@@ -294,6 +296,21 @@ static int load_results(struct lang *lang, struct shell_done *done, char *err,
 	struct lang_shell_result *res = &done[0].res;
 	char why[512];
 	size_t i;
+
+	/* A shell that hung (a toolchain stuck on a stalled disk) takes its
+	 * language out of service until the next start, not the service: the
+	 * other languages go on.  Said on stderr; /health lists it as not
+	 * installed.  Any other failure of make is the directory's mistake. */
+	for (i = 0; i < SHELLS_PER_LANG; i++)
+		if (done[i].rc == -1 && done[i].timed_out)
+			fprintf(stderr, "gaol: %s: start-up shell `%s`: %s (RUN_LANG_"
+				"START_TIMEOUT); %s is not available until gaol "
+				"restarts\n", lang->slug,
+				i == 0 ? lang->probe : targets[i - 1].target,
+				done[i].why, lang->slug);
+	for (i = 1; i < SHELLS_PER_LANG; i++)
+		if (done[i].rc == -1 && done[i].timed_out)
+			return 0;
 
 	/* A probe that cannot run or hangs means "not installed". */
 	if (done[0].rc == 0) {

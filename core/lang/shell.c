@@ -203,6 +203,7 @@ int shell_finish(struct shell_job *j, struct lang_shell_result *res, char *err,
 	memset(res, 0, sizeof(*res));
 	rc = supervise_shell(j->pid, j->pidfd, j->cap, j->deadline, j->timeout_ms,
 		       err, errlen);
+	j->timed_out = rc == -1 && now_ms() >= j->deadline;
 	if (rc == -1)
 		kill(-j->pid, SIGKILL);
 	while ((w = waitpid(j->pid, &status, 0)) == -1 && errno == EINTR)

@@ -22,7 +22,7 @@ static const char *const variables[] = {
 	"RUN_EVAL_BUILD_MAX", "RUN_EVAL_BUILD_FILES",
 	"RUN_EVAL_HIDE_CACHED",
 	"RUN_ANSWER_MAX", "RUN_REQUEST_BUDGET", "RUN_POOL_MEMORY_MAX",
-	"RUN_EVAL_INPUT_MAX", "RUN_EVAL_OUTPUT_MAX",
+	"RUN_LANG_START_TIMEOUT", "RUN_EVAL_INPUT_MAX", "RUN_EVAL_OUTPUT_MAX",
 	"RUN_EVAL_STDERR_MAX",
 };
 
@@ -572,6 +572,19 @@ START_TEST(config_request_bounds_default_and_bounds)
 }
 END_TEST
 
+START_TEST(config_lang_start_timeout_default_and_bounds)
+{
+	loads();
+	ck_assert_int_eq(cfg.lang_shell_timeout_ms, LANG_START_TIMEOUT_MS);
+	setenv("RUN_LANG_START_TIMEOUT", "2m", 1);
+	loads();
+	ck_assert_int_eq(cfg.lang_shell_timeout_ms, 120000);
+	refuses("RUN_LANG_START_TIMEOUT", "50ms");
+	refuses("RUN_LANG_START_TIMEOUT", "11m");
+	refuses("RUN_LANG_START_TIMEOUT", "30");
+}
+END_TEST
+
 Suite *
 config_suite(void)
 {
@@ -581,6 +594,7 @@ config_suite(void)
 	tcase_add_checked_fixture(env, setup, teardown);
 	tcase_add_test(env, config_defaults);
 	tcase_add_test(env, config_request_bounds_default_and_bounds);
+	tcase_add_test(env, config_lang_start_timeout_default_and_bounds);
 	tcase_add_test(env, config_instance_names_the_default_state_dir);
 	tcase_add_test(env, config_rejects_an_instance_that_is_not_one_name);
 	tcase_add_test(env, config_build_limits_fit_the_cache);

@@ -553,13 +553,29 @@ END_TEST
 
 START_TEST(langs_load_a_hung_probe_is_not_installed_and_holds_up_no_other)
 {
-	/* The probe is killed at its 10 s guard; the shells started beside it
-	 * ended long before they are taken, and count as they ended. */
+	/* The probe is killed at its guard (RUN_LANG_START_TIMEOUT, here 1 s);
+	 * the shells started beside it ended long before they are taken, and
+	 * count as they ended. */
+	cfg.lang_shell_timeout_ms = 1000;
 	write_manifest("alpha", "alpha", "al", "sleep 60");
 	loads();
 	ck_assert(!find("alpha")->installed);
 	ck_assert_str_eq(find("alpha")->test_cmd,
 			 "{ echo one\n} && { echo two \\\n  three\n}");
+	ck_assert_str_eq(find("beta")->test_cmd, "echo beta");
+}
+END_TEST
+
+START_TEST(langs_load_a_hung_make_takes_out_its_language_not_the_service)
+{
+	/* A toolchain stuck on a stalled disk while make asks it something:
+	 * the language is not installed until the next start, and the others
+	 * load as they are (the case's 20 s timeout: the guard held). */
+	cfg.lang_shell_timeout_ms = 1000;
+	write_file("alpha/Makefile", "X := $(shell sleep 60)\ntest:\n\techo one\n");
+	loads();
+	ck_assert(!find("alpha")->installed);
+	ck_assert_ptr_null(find("alpha")->test_cmd);
 	ck_assert_str_eq(find("beta")->test_cmd, "echo beta");
 }
 END_TEST
@@ -990,6 +1006,7 @@ lang_suite(void)
 	tcase_add_test(m, direct_argv_takes_only_what_dash_would_exec_as_it_is);
 	tcase_add_test(t, langs_load_keeps_each_languages_results_apart);
 	tcase_add_test(t, langs_load_a_hung_probe_is_not_installed_and_holds_up_no_other);
+	tcase_add_test(t, langs_load_a_hung_make_takes_out_its_language_not_the_service);
 	tcase_add_test(t, langs_load_leaves_a_shell_builtin_to_the_shell);
 	tcase_add_test(t, langs_load_leaves_a_single_compound_line_as_it_is);
 	tcase_add_test(t, langs_load_puts_exec_after_leading_assignments);
