@@ -174,9 +174,14 @@ static int drain(struct stream *st, size_t output_max, bool keep_only, char *chu
  * has three, which the judge computed (judge/lanes.c, run_test): CPU time, CPU
  * growth, wall clock.  Here they are only enforced. */
 struct watch {
-	long t0, last_progress;
+	long t0, last_progress, last_blocked_check;
 	long long last_cpu_us;
 };
+
+/* A run whose CPU time stands still this long is asked, this often, whether
+ * it waits for the disk. */
+#define STILL_MS 500
+#define BLOCKED_CHECK_MS 100
 
 static enum deadline deadline_passed(const struct slot *s, const struct sandbox_spec *spec,
 				     struct watch *w, long now)
@@ -194,6 +199,15 @@ static enum deadline deadline_passed(const struct slot *s, const struct sandbox_
 	    (cpu - w->last_cpu_us) / 10 >= now - w->last_progress) {
 		w->last_cpu_us = cpu;
 		w->last_progress = now;
+	} else if (now - w->last_progress >= STILL_MS &&
+		   now - w->last_blocked_check >= BLOCKED_CHECK_MS) {
+		/* Waiting in the kernel uninterruptibly is not idling: a
+		 * runtime that faults its cold libraries in from a slow disk
+		 * spends seconds so with almost no CPU.  A program that
+		 * contrives to stay so meets the absolute deadline. */
+		w->last_blocked_check = now;
+		if (cgroup_slot_blocked(&s->cg) == 1)
+			w->last_progress = now;
 	}
 	if (cpu / 1000 > spec->cpu_deadline_ms)
 		return DEADLINE_CPU_CEILING;

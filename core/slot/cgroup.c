@@ -503,6 +503,27 @@ long long cgroup_slot_cpu_us(const struct slot_cgroup *cg)
 	return (long long)(v / 1000);
 }
 
+int cgroup_slot_blocked(const struct slot_cgroup *cg)
+{
+	/* The run's threads: v1's pids hierarchy holds every one of the slot;
+	 * v2's run leaf those of the run.  At most CG_PIDS_MAX of them. */
+	char ids[CG_PIDS_MAX * 12];
+	int dir = cg->version == 2 ? cg->run_fd : cg->dir_fd[CG_PIDS];
+	const char *file = cg->version == 2 ? "cgroup.threads" : "tasks";
+	if (dir < 0 || cg_read_text(dir, file, ids, sizeof(ids)) < 0)
+		return -1;
+	for (char *save, *tok = strtok_r(ids, "\n", &save); tok;
+	     tok = strtok_r(NULL, "\n", &save)) {
+		char path[64], stat[512];
+		snprintf(path, sizeof(path), "/proc/%s/stat", tok);
+		/* A thread that ended since the list was read: not blocked. */
+		if (cg_read_text(AT_FDCWD, path, stat, sizeof(stat)) == 0 &&
+		    cg_parse_stat_state(stat) == 'D')
+			return 1;
+	}
+	return 0;
+}
+
 void cgroup_slot_kill_all(const struct slot_cgroup *cg)
 {
 	/* v2: the processes are in the run leaves, which go with them. */

@@ -100,6 +100,11 @@ int cgroup_slot_read(struct slot_cgroup *cg, struct cgroup_usage *u);
 /* CPU time spent in the slot since cgroup_slot_begin, in microseconds, read
  * while the run goes on (the judging deadlines watch it); -1 on error. */
 long long cgroup_slot_cpu_us(const struct slot_cgroup *cg);
+/* Whether a thread of the run waits in the kernel uninterruptibly (state
+ * D): mostly for the disk, a page of a toolchain not in the page cache yet.
+ * 1 yes, 0 no, -1 unknown.  Read while the run goes on (the no-progress
+ * deadline asks it of a run whose CPU time stands still). */
+int cgroup_slot_blocked(const struct slot_cgroup *cg);
 /* Kills whatever is left in the slot cgroup (sweep). */
 void cgroup_slot_kill_all(const struct slot_cgroup *cg);
 void cgroup_slot_close(struct slot_cgroup *cg);
@@ -116,6 +121,8 @@ int cg_parse_proc_cgroup(const char *text, const char *controller, char *out, si
  * hierarchy with controller among its options, unescaped.  0 or -1. */
 int cg_parse_v1_mount_point(const char *text, const char *controller, char *out,
 			    size_t len);
+/* A /proc/<pid>/stat text: the state letter ('R', 'S', 'D', ...), or 0. */
+char cg_parse_stat_state(const char *text);
 /* Whether name is one of the comma-separated items of list[0..len). */
 bool cg_list_has(const char *list, size_t len, const char *name);
 /* A /proc/self/mountinfo text: the first cgroup2 mount's point, unescaped,

@@ -49,6 +49,16 @@ int cg_parse_v1_oom_control(const char *text, unsigned long long *oom_kills)
 	return parse_keyed(text, "oom_kill", oom_kills);
 }
 
+/* "pid (comm) S ...": comm may hold spaces and parentheses, so the state
+ * follows the last ')'. */
+char cg_parse_stat_state(const char *text)
+{
+	const char *p = strrchr(text, ')');
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return 0;
+	return p[2];
+}
+
 /* Whether name is one of the comma-separated items of list[0..len). */
 bool cg_list_has(const char *list, size_t len, const char *name)
 {

@@ -3,6 +3,8 @@ through the real stack.  Every verdict is provoked by a real program, in each
 language that has build/run targets and is installed here (c, cpp, python,
 java); a language that is not installed is skipped by name."""
 
+import time
+
 import pytest
 
 import gaol_helpers as gh
@@ -156,6 +158,37 @@ def test_a_sleeping_program_is_not_held_far_past_its_limit(stack, installed):
     r = only(evaluate(stack, "python", code, [("", "x")], time_limit_ms=2000))
     assert r["verdict"] == "TLE" and r["deadline"] == "no_progress", r
     assert r["wall_ms"] < 6000, r
+
+
+# A thread that waits in the kernel uninterruptibly (state D) spends no CPU
+# and is not idle: a runtime faulting its libraries in from a cold, slow disk
+# (CI: C# judged TLE after 15 ms of CPU).  vfork's parent waits so for its
+# child, which makes that state on demand.
+VFORK_WAIT = ('#include <stdio.h>\n#include <unistd.h>\n'
+              'int main(){long a,b;scanf("%%ld %%ld",&a,&b);'
+              'if(vfork()==0){sleep(%d);_exit(0);}printf("%%ld\\n",a+b);return 0;}\n')
+
+
+def test_waiting_in_the_kernel_is_not_idling(stack, installed):
+    program("c", "ok", installed)
+    r = only(evaluate(stack, "c", VFORK_WAIT % 4, [("1 2", "3")], time_limit_ms=100))
+    # Past the no-progress window (L + 2 s), well inside the absolute one.
+    assert r["verdict"] == "OK", r
+    assert r["wall_ms"] >= 4000 and r["cpu_ms"] < 100, r
+
+
+def test_staying_blocked_meets_the_absolute_deadline(stack, installed):
+    program("c", "ok", installed)
+    r = only(evaluate(stack, "c", VFORK_WAIT % 600, [("1 2", "3")], time_limit_ms=100))
+    assert r["verdict"] == "TLE" and r["deadline"] == "wall", r
+    L = r["time_limit_ms"]
+    assert 5 * (L + 2000) <= r["wall_ms"] < 5 * (L + 2000) + 3000, r
+    # The sleeping child went with its run.
+    lo, hi = stack.uid_base, stack.uid_base + stack.concurrency
+    deadline = time.monotonic() + 5
+    while gh.processes_of_uids(lo, hi) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert gh.processes_of_uids(lo, hi) == {}, gh.processes_of_uids(lo, hi)
 
 
 @pytest.mark.parametrize("language", LANGS)

@@ -199,6 +199,16 @@ START_TEST(cgroup_v2_cgroup_events_give_populated)
 }
 END_TEST
 
+START_TEST(cgroup_proc_stat_gives_the_state_letter)
+{
+	ck_assert_int_eq(cg_parse_stat_state("19697 (vf) D 19696 19696 0 -1"), 'D');
+	/* comm may hold spaces and parentheses */
+	ck_assert_int_eq(cg_parse_stat_state("7 (a) b (c) S 1 7 7 0 -1"), 'S');
+	ck_assert_int_eq(cg_parse_stat_state("7 (x)"), 0);
+	ck_assert_int_eq(cg_parse_stat_state("garbage"), 0);
+}
+END_TEST
+
 Suite *
 cgroup_suite(void)
 {
@@ -215,6 +225,7 @@ cgroup_suite(void)
 	tcase_add_test(t, cgroup_own_path_reads_a_v1_controller_line);
 	tcase_add_test(t, cgroup_v2_missing_controllers_are_named);
 	tcase_add_test(t, cgroup_v2_cgroup_events_give_populated);
+	tcase_add_test(t, cgroup_proc_stat_gives_the_state_letter);
 	suite_add_tcase(s, t);
 	return s;
 }
