@@ -149,6 +149,10 @@ static int run_build(struct engine *e, const struct lang *lang, const struct eva
 		.files = &file,
 		.n_files = 1,
 		.timeout_ms = EVAL_COMPILE_TIMEOUT_MS,
+		/* A compiler read from a cold page cache on a slow disk
+		 * spends its wait in state D: up to as long again of that
+		 * is not charged (docs/api.md, "How a request is judged"). */
+		.excuse_blocked_ms = EVAL_COMPILE_TIMEOUT_MS,
 		.output_max = e->cfg.output_max,
 		.export_dir = out,
 		.export_max_bytes = e->cfg.eval_build_max,

@@ -175,6 +175,7 @@ static int drain(struct stream *st, size_t output_max, bool keep_only, char *chu
  * growth, wall clock.  Here they are only enforced. */
 struct watch {
 	long t0, last_progress, last_blocked_check;
+	long excused;            /* wall clock not counted (excuse_blocked_ms) */
 	long long last_cpu_us;
 };
 
@@ -188,8 +189,20 @@ static enum deadline deadline_passed(const struct slot *s, const struct sandbox_
 {
 	if (spec->budget_end_ms && now >= spec->budget_end_ms)
 		return DEADLINE_BUDGET;
-	if (spec->cpu_deadline_ms <= 0)
-		return now - w->t0 >= spec->timeout_ms ? DEADLINE_TIMEOUT : DEADLINE_NONE;
+	if (spec->cpu_deadline_ms <= 0) {
+		/* A build that waits for the disk: each sample that finds a
+		 * thread in D excuses the time since the one before. */
+		if (w->excused < spec->excuse_blocked_ms &&
+		    now - w->last_blocked_check >= BLOCKED_CHECK_MS) {
+			long since = now - (w->last_blocked_check ? w->last_blocked_check : w->t0);
+			w->last_blocked_check = now;
+			if (cgroup_slot_blocked(&s->cg) == 1)
+				w->excused += since < spec->excuse_blocked_ms - w->excused
+					? since : spec->excuse_blocked_ms - w->excused;
+		}
+		return now - w->t0 - w->excused >= spec->timeout_ms ? DEADLINE_TIMEOUT
+								    : DEADLINE_NONE;
+	}
 	/* Progress is a hundredth of a CPU or more since the last progress: a
 	 * runtime that only ticks while its program sleeps (the JVM's service
 	 * threads, about a thousandth) is not making any; a program starved
@@ -222,7 +235,9 @@ static long next_wake(const struct sandbox_spec *spec, const struct watch *w, lo
 {
 	if (spec->cpu_deadline_ms > 0)
 		return 10;       /* the CPU reading is sampled */
-	long left = w->t0 + spec->timeout_ms - now;
+	long left = w->t0 + w->excused + spec->timeout_ms - now;
+	if (w->excused < spec->excuse_blocked_ms && left > BLOCKED_CHECK_MS)
+		left = BLOCKED_CHECK_MS;
 	if (spec->budget_end_ms && spec->budget_end_ms - now < left)
 		left = spec->budget_end_ms - now;
 	return left < 0 ? 0 : left;

@@ -35,6 +35,10 @@ struct sandbox_spec {
 	size_t n_files;
 	long timeout_ms;         /* wall clock: DEADLINE_TIMEOUT, or with a CPU
 				  * deadline DEADLINE_ABSOLUTE */
+	long excuse_blocked_ms;  /* without a CPU deadline: up to this much of
+				  * the time a thread of the run waits in the
+				  * kernel uninterruptibly (the disk) is not
+				  * counted against timeout_ms.  0: none */
 	size_t output_max;       /* per stream, 0 = no cap */
 	size_t err_keep;         /* nonzero: stderr kept up to it, the rest read
 				  * and dropped (never output_exceeded) */

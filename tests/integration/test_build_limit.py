@@ -1,0 +1,123 @@
+"""docs/api.md ("How a request is judged", step 1): an /evaluate build has
+10 s of wall clock, not counting up to 10 s more in which a thread of it
+waited in the kernel uninterruptibly (state D: a compiler faulting its files
+in from a cold page cache on a slow disk).
+
+Through the real gaol-run, with a language of the test's own whose build
+recipe is a small C program: `d N` makes its parent wait N seconds in state
+D (vfork's parent waits so for its child), `s N` sleeps N seconds in state
+S.  The three cases run side by side, each in its own slot."""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import gaol_helpers as gh
+
+GAOL_RUN = os.path.join(gh.BUILD_DIR, "gaol-run")
+WAITER = r"""
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	unsigned n = argc > 2 ? (unsigned)atoi(argv[2]) : 0;
+	if (argc > 2 && argv[1][0] == 'd') {
+		if (vfork() == 0) {
+			sleep(n);
+			_exit(0);
+		}
+		return 0;
+	}
+	sleep(n);
+	return 0;
+}
+"""
+LANG_JSON = {
+    "slug": "waiter", "aliases": [], "workdir": "check", "solution_file": "how.txt",
+    "checker_file": None, "checker_required": False, "tmp_size": "16m",
+    "mem_max": "64m", "overlay_paths": [], "probe": "true",
+}
+MAKEFILE = "build:\n\t./waiter $$(cat check/how.txt)\n\nrun:\n\techo 3\n\n.PHONY: build run\n"
+
+
+@pytest.fixture(scope="module")
+def waiter():
+    if os.geteuid() != 0:
+        pytest.fail("gaol-run needs root")
+    tmp = tempfile.mkdtemp(prefix="gaol-build-limit-")
+    os.chmod(tmp, 0o755)
+    d = os.path.join(tmp, "langs", "waiter")
+    os.makedirs(os.path.join(d, "check"))
+    with open(os.path.join(d, "lang.json"), "w") as f:
+        json.dump(LANG_JSON, f)
+    with open(os.path.join(d, "Makefile"), "w") as f:
+        f.write(MAKEFILE)
+    src = os.path.join(tmp, "waiter.c")
+    with open(src, "w") as f:
+        f.write(WAITER)
+    subprocess.run(["/usr/bin/gcc", "-O2", "-o", os.path.join(d, "waiter"), src], check=True)
+    state = "/run/gaol-build-limit-%d" % os.getpid()
+    env = dict(os.environ, GAOL_STATE_DIR=state, GAOL_INSTANCE="bl%d" % os.getpid(),
+               RUN_UID_BASE=str(gh.UID_BASE + 180))
+    yield {"langs": os.path.join(tmp, "langs"), "env": env}
+    shutil.rmtree(tmp, ignore_errors=True)
+    subprocess.run(["rm", "-rf", "--one-file-system", state], check=False)
+
+
+def build(ctx, how, slot):
+    body = {"language": "waiter", "code": how,
+            "test_cases": [{"input": "", "expected_output": "3"}]}
+    t0 = time.monotonic()
+    p = subprocess.run([GAOL_RUN, "--langs", ctx["langs"], "--slot", str(slot)],
+                       input=json.dumps(body).encode(), env=ctx["env"],
+                       capture_output=True, timeout=120)
+    assert p.returncode in (0, 1), p.stderr
+    doc = json.loads(p.stdout)
+    return doc, time.monotonic() - t0
+
+
+@pytest.fixture(scope="module")
+def answers(waiter):
+    cases = {"blocked 12 s": "d 12", "asleep 12 s": "s 12", "blocked for ever": "d 600"}
+    with ThreadPoolExecutor(len(cases)) as pool:
+        futures = {name: pool.submit(build, waiter, how, slot)
+                   for slot, (name, how) in enumerate(sorted(cases.items()))}
+        return {name: f.result() for name, f in futures.items()}
+
+
+def test_waiting_for_the_disk_is_excused(answers):
+    doc, _ = answers["blocked 12 s"]
+    c = doc["compile"]
+    assert c["ok"] is True and c["timed_out"] is False, doc
+    assert c["wall_ms"] >= 12000, doc
+    assert doc["results"][0]["verdict"] == "OK", doc
+
+
+def test_sleeping_is_not_excused(answers):
+    doc, _ = answers["asleep 12 s"]
+    c = doc["compile"]
+    assert c["ok"] is False and c["timed_out"] is True, doc
+    assert 10000 <= c["wall_ms"] < 12000, doc
+    r = doc["results"][0]
+    assert r["verdict"] == "CE" and r["error"] == "Compilation Timeout (over 10 seconds)", doc
+
+
+def test_the_excuse_has_a_cap(answers, waiter):
+    doc, _ = answers["blocked for ever"]
+    c = doc["compile"]
+    assert c["ok"] is False and c["timed_out"] is True, doc
+    assert 20000 <= c["wall_ms"] < 23000, doc
+    assert doc["results"][0]["verdict"] == "CE", doc
+    # Nothing of the blocked build is left: no process of the three slots'
+    # UIDs.
+    lo = int(waiter["env"]["RUN_UID_BASE"])
+    deadline = time.monotonic() + 5
+    while gh.processes_of_uids(lo, lo + 3) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert gh.processes_of_uids(lo, lo + 3) == {}
