@@ -258,7 +258,9 @@ def test_memory_peak_at_the_limit_does_not_depend_on_what_ran_before(service):
     # reached, the limit, whatever the run before it left.  Two survivors
     # hold 400 MiB, well under the limit: with five of 150 MiB the three left
     # held ~470 MiB of 512 and a run could thrash on its own program's pages
-    # (v1 reclaims file pages rather than kill) until its 30 s timeout.
+    # (v1 reclaims file pages rather than kill) until its 30 s timeout.  The
+    # reading stops after 8 s as well: a cold page cache on a slow disk (CI,
+    # 17 MB/s) once kept a run reading past its 30 s timeout (3.5 s of CPU).
     code = """
 import os, time
 kids = []
@@ -272,23 +274,27 @@ for _ in range(3):
 killed = 0
 for pid in kids:
     killed += os.waitpid(pid, 0)[1] != 0
-total = 0
-for top in ('/usr/lib', '/usr/share'):
-    for dirpath, dirnames, filenames in os.walk(top):
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            if os.path.islink(path) or total > (200 << 20):
-                continue
-            try:
-                with open(path, 'rb') as f:
-                    while True:
-                        chunk = f.read(1 << 20)
-                        if not chunk:
-                            break
-                        total += len(chunk)
-            except OSError:
-                pass
-result = {"uid": os.getuid(), "killed": killed, "read": total}
+def read_some():
+    total, stop = 0, time.monotonic() + 8
+    for top in ('/usr/lib', '/usr/share'):
+        for dirpath, dirnames, filenames in os.walk(top):
+            for name in filenames:
+                if total > (200 << 20) or time.monotonic() > stop:
+                    return total
+                path = os.path.join(dirpath, name)
+                if os.path.islink(path):
+                    continue
+                try:
+                    with open(path, 'rb') as f:
+                        while time.monotonic() < stop:
+                            chunk = f.read(1 << 20)
+                            if not chunk:
+                                break
+                            total += len(chunk)
+                except OSError:
+                    pass
+    return total
+result = {"uid": os.getuid(), "killed": killed, "read": read_some()}
 """
     peaks = {}
     for _ in range(6 * gi.CONCURRENCY):
