@@ -184,6 +184,18 @@ struct watch {
 #define STILL_MS 500
 #define BLOCKED_CHECK_MS 100
 
+/* Whether a sample of the slot's threads is due (one per BLOCKED_CHECK_MS)
+ * and finds one waiting in the kernel (state D); the time since the sample
+ * before in *since. */
+static bool blocked_sample(const struct slot *s, struct watch *w, long now, long *since)
+{
+	if (now - w->last_blocked_check < BLOCKED_CHECK_MS)
+		return false;
+	*since = now - (w->last_blocked_check ? w->last_blocked_check : w->t0);
+	w->last_blocked_check = now;
+	return cgroup_slot_blocked(&s->cg) == 1;
+}
+
 static enum deadline deadline_passed(const struct slot *s, const struct sandbox_spec *spec,
 				     struct watch *w, long now)
 {
@@ -192,14 +204,10 @@ static enum deadline deadline_passed(const struct slot *s, const struct sandbox_
 	if (spec->cpu_deadline_ms <= 0) {
 		/* A build that waits for the disk: each sample that finds a
 		 * thread in D excuses the time since the one before. */
-		if (w->excused < spec->excuse_blocked_ms &&
-		    now - w->last_blocked_check >= BLOCKED_CHECK_MS) {
-			long since = now - (w->last_blocked_check ? w->last_blocked_check : w->t0);
-			w->last_blocked_check = now;
-			if (cgroup_slot_blocked(&s->cg) == 1)
-				w->excused += since < spec->excuse_blocked_ms - w->excused
-					? since : spec->excuse_blocked_ms - w->excused;
-		}
+		long since;
+		if (w->excused < spec->excuse_blocked_ms && blocked_sample(s, w, now, &since))
+			w->excused += since < spec->excuse_blocked_ms - w->excused
+				? since : spec->excuse_blocked_ms - w->excused;
 		return now - w->t0 - w->excused >= spec->timeout_ms ? DEADLINE_TIMEOUT
 								    : DEADLINE_NONE;
 	}
@@ -212,14 +220,13 @@ static enum deadline deadline_passed(const struct slot *s, const struct sandbox_
 	    (cpu - w->last_cpu_us) / 10 >= now - w->last_progress) {
 		w->last_cpu_us = cpu;
 		w->last_progress = now;
-	} else if (now - w->last_progress >= STILL_MS &&
-		   now - w->last_blocked_check >= BLOCKED_CHECK_MS) {
+	} else if (now - w->last_progress >= STILL_MS) {
 		/* Waiting in the kernel uninterruptibly is not idling: a
 		 * runtime that faults its cold libraries in from a slow disk
 		 * spends seconds so with almost no CPU.  A program that
 		 * contrives to stay so meets the absolute deadline. */
-		w->last_blocked_check = now;
-		if (cgroup_slot_blocked(&s->cg) == 1)
+		long since;
+		if (blocked_sample(s, w, now, &since))
 			w->last_progress = now;
 	}
 	if (cpu / 1000 > spec->cpu_deadline_ms)
