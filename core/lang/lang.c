@@ -301,16 +301,19 @@ static int load_results(struct lang *lang, struct shell_done *done, char *err,
 	 * language out of service until the next start, not the service: the
 	 * other languages go on.  Said on stderr; /health lists it as not
 	 * installed.  Any other failure of make is the directory's mistake. */
-	for (i = 0; i < SHELLS_PER_LANG; i++)
-		if (done[i].rc == -1 && done[i].timed_out)
-			fprintf(stderr, "gaol: %s: start-up shell `%s`: %s (RUN_LANG_"
-				"START_TIMEOUT); %s is not available until gaol "
-				"restarts\n", lang->slug,
-				i == 0 ? lang->probe : targets[i - 1].target,
-				done[i].why, lang->slug);
-	for (i = 1; i < SHELLS_PER_LANG; i++)
-		if (done[i].rc == -1 && done[i].timed_out)
-			return 0;
+	bool make_hung = false;
+	for (i = 0; i < SHELLS_PER_LANG; i++) {
+		if (done[i].rc != -1 || !done[i].timed_out)
+			continue;
+		fprintf(stderr, "gaol: %s: start-up shell `%s`: %s (RUN_LANG_"
+			"START_TIMEOUT); %s is not available until gaol "
+			"restarts\n", lang->slug,
+			i == 0 ? lang->probe : targets[i - 1].target,
+			done[i].why, lang->slug);
+		make_hung |= i > 0;     /* a hung probe: "not installed" below */
+	}
+	if (make_hung)
+		return 0;
 
 	/* A probe that cannot run or hangs means "not installed". */
 	if (done[0].rc == 0) {
