@@ -8,6 +8,7 @@ Traffic goes only to 127.0.0.1.
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -594,6 +595,43 @@ class Stack:
     def installed(self):
         """Installed language slugs, as /health says them."""
         return installed_langs(self.health())
+
+
+def own_langs(prefix, instance, uid_offset):
+    """A generator for a pytest fixture: a temporary directory of the test's
+    own (world-readable: the sandbox's UIDs read the languages in it) with an
+    empty langs/ in it, and the environment for gaol-run on it (a state
+    directory, instance and UIDs of the test's own).  Yields (tmp, env);
+    removes both afterwards."""
+    if os.geteuid() != 0:
+        raise AssertionError("gaol-run needs root")
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    os.chmod(tmp, 0o755)
+    os.makedirs(os.path.join(tmp, "langs"))
+    state = "/run/%s%d" % (prefix, os.getpid())
+    env = dict(os.environ, GAOL_STATE_DIR=state, GAOL_INSTANCE="%s%d" % (instance, os.getpid()),
+               RUN_UID_BASE=str(UID_BASE + uid_offset))
+    try:
+        yield tmp, env
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        subprocess.run(["rm", "-rf", "--one-file-system", state], check=False)
+
+
+def write_lang(langs, lang_json, makefile, files=None):
+    """langs/<slug>: its lang.json, Makefile and other files ({name: (text,
+    mode)}), with an empty check/.  The directory."""
+    d = os.path.join(langs, lang_json["slug"])
+    os.makedirs(os.path.join(d, "check"))
+    with open(os.path.join(d, "lang.json"), "w") as f:
+        json.dump(lang_json, f)
+    with open(os.path.join(d, "Makefile"), "w") as f:
+        f.write(makefile)
+    for name, (text, mode) in (files or {}).items():
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+        os.chmod(os.path.join(d, name), mode)
+    return d
 
 
 def installed_langs(health):

@@ -10,9 +10,7 @@ S.  The three cases run side by side, each in its own slot."""
 
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -48,26 +46,14 @@ MAKEFILE = "build:\n\t./waiter $$(cat check/how.txt)\n\nrun:\n\techo 3\n\n.PHONY
 
 @pytest.fixture(scope="module")
 def waiter():
-    if os.geteuid() != 0:
-        pytest.fail("gaol-run needs root")
-    tmp = tempfile.mkdtemp(prefix="gaol-build-limit-")
-    os.chmod(tmp, 0o755)
-    d = os.path.join(tmp, "langs", "waiter")
-    os.makedirs(os.path.join(d, "check"))
-    with open(os.path.join(d, "lang.json"), "w") as f:
-        json.dump(LANG_JSON, f)
-    with open(os.path.join(d, "Makefile"), "w") as f:
-        f.write(MAKEFILE)
-    src = os.path.join(tmp, "waiter.c")
-    with open(src, "w") as f:
-        f.write(WAITER)
-    subprocess.run(["/usr/bin/gcc", "-O2", "-o", os.path.join(d, "waiter"), src], check=True)
-    state = "/run/gaol-build-limit-%d" % os.getpid()
-    env = dict(os.environ, GAOL_STATE_DIR=state, GAOL_INSTANCE="bl%d" % os.getpid(),
-               RUN_UID_BASE=str(gh.UID_BASE + 180))
-    yield {"langs": os.path.join(tmp, "langs"), "env": env}
-    shutil.rmtree(tmp, ignore_errors=True)
-    subprocess.run(["rm", "-rf", "--one-file-system", state], check=False)
+    for tmp, env in gh.own_langs("gaol-build-limit-", "bl", 180):
+        d = gh.write_lang(os.path.join(tmp, "langs"), LANG_JSON, MAKEFILE)
+        src = os.path.join(tmp, "waiter.c")
+        with open(src, "w") as f:
+            f.write(WAITER)
+        subprocess.run(["/usr/bin/gcc", "-O2", "-o", os.path.join(d, "waiter"), src],
+                       check=True)
+        yield {"langs": os.path.join(tmp, "langs"), "env": env}
 
 
 def build(ctx, how, slot):

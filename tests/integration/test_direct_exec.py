@@ -11,9 +11,7 @@ that it goes through dash as before.  The answers must be equal.
 
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 
 import pytest
 
@@ -38,29 +36,13 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def langs():
-    if os.geteuid() != 0:
-        pytest.fail("gaol-run needs root")
-    tmp = tempfile.mkdtemp(prefix="gaol-direct-")
-    os.chmod(tmp, 0o755)
-    root = os.path.join(tmp, "langs")
-    for name, (recipe, files) in CASES.items():
-        for via, line in (("direct", recipe), ("shell", recipe + " #shell")):
-            d = os.path.join(root, name + via)
-            os.makedirs(os.path.join(d, "check"))
-            with open(os.path.join(d, "lang.json"), "w") as f:
-                json.dump(dict(LANG_JSON, slug=name + via), f)
-            with open(os.path.join(d, "Makefile"), "w") as f:
-                f.write("test:\n\t%s\n\n.PHONY: test\n" % line)
-            for fname, (text, mode) in files.items():
-                with open(os.path.join(d, fname), "w") as f:
-                    f.write(text)
-                os.chmod(os.path.join(d, fname), mode)
-    state = "/run/gaol-direct-%d" % os.getpid()
-    env = dict(os.environ, GAOL_STATE_DIR=state, GAOL_INSTANCE="dx%d" % os.getpid(),
-               RUN_UID_BASE=str(gh.UID_BASE + 170))
-    yield {"root": root, "env": env}
-    shutil.rmtree(tmp, ignore_errors=True)
-    subprocess.run(["rm", "-rf", "--one-file-system", state], check=False)
+    for tmp, env in gh.own_langs("gaol-direct-", "dx", 170):
+        root = os.path.join(tmp, "langs")
+        for name, (recipe, files) in CASES.items():
+            for via, line in (("direct", recipe), ("shell", recipe + " #shell")):
+                gh.write_lang(root, dict(LANG_JSON, slug=name + via),
+                              "test:\n\t%s\n\n.PHONY: test\n" % line, files)
+        yield {"root": root, "env": env}
 
 
 def run(ctx, slug):

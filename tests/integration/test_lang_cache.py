@@ -11,10 +11,8 @@ read with make's $(shell cat /abs/path) at `make -n` time.
 
 import json
 import os
-import shutil
 import stat
 import subprocess
-import tempfile
 
 import pytest
 
@@ -31,35 +29,24 @@ LANG_JSON = {
 
 @pytest.fixture
 def setup():
-    if os.geteuid() != 0:
-        pytest.fail("gaol-run needs root")
-    tmp = tempfile.mkdtemp(prefix="gaol-langcache-")
-    state = "/run/gaol-langcache-%d" % os.getpid()
-    langs = os.path.join(tmp, "langs")
-    d = os.path.join(langs, "probed")
-    os.makedirs(os.path.join(d, "check"))
-    os.makedirs(os.path.join(tmp, "bin"))
-    tool = os.path.join(tmp, "bin", "tool")
-    with open(tool, "w") as f:
-        # Output that begins with blanks, kept byte for byte by the cache.
-        f.write("#!/bin/sh\nprintf '\\n  tool 1\\n'\n")
-    os.chmod(tool, 0o755)
-    with open(os.path.join(tmp, "word"), "w") as f:
-        f.write("alpha\n")
-    # The count by a relative path: an absolute one would be in the key, and
-    # the count's own growth would change it at every start.
-    manifest = dict(LANG_JSON, probe="echo x >> ../../count && %s" % tool)
-    with open(os.path.join(d, "lang.json"), "w") as f:
-        json.dump(manifest, f)
-    with open(os.path.join(d, "Makefile"), "w") as f:
-        f.write("test:\n\techo $(shell cat %s/word)\n\n.PHONY: test\n" % tmp)
-    env = dict(os.environ, GAOL_STATE_DIR=state, GAOL_INSTANCE="lc%d" % os.getpid(),
-               RUN_UID_BASE=str(gh.UID_BASE + 18))
-    env.pop("GAOL_LANG_CACHE", None)
-    ctx = {"tmp": tmp, "langs": langs, "dir": d, "env": env, "state": state}
-    yield ctx
-    shutil.rmtree(tmp, ignore_errors=True)
-    subprocess.run(["rm", "-rf", "--one-file-system", state], check=False)
+    for tmp, env in gh.own_langs("gaol-langcache-", "lc", 18):
+        langs = os.path.join(tmp, "langs")
+        os.makedirs(os.path.join(tmp, "bin"))
+        tool = os.path.join(tmp, "bin", "tool")
+        with open(tool, "w") as f:
+            # Output that begins with blanks, kept byte for byte by the cache.
+            f.write("#!/bin/sh\nprintf '\\n  tool 1\\n'\n")
+        os.chmod(tool, 0o755)
+        with open(os.path.join(tmp, "word"), "w") as f:
+            f.write("alpha\n")
+        # The count by a relative path: an absolute one would be in the key,
+        # and the count's own growth would change it at every start.
+        manifest = dict(LANG_JSON, probe="echo x >> ../../count && %s" % tool)
+        d = gh.write_lang(langs, manifest,
+                          "test:\n\techo $(shell cat %s/word)\n\n.PHONY: test\n" % tmp)
+        env.pop("GAOL_LANG_CACHE", None)
+        yield {"tmp": tmp, "langs": langs, "dir": d, "env": env,
+               "state": env["GAOL_STATE_DIR"]}
 
 
 def run(ctx, **extra):
