@@ -186,6 +186,47 @@ result = [os.waitpid(k, 0)[1] for k in kids]
     assert run["cpu_ms"] >= 550, run
 
 
+# What the two page-cache tests below run to fill the page cache: read files
+# of /usr (as the sandbox sees it) until `limit` bytes or `seconds`, whichever
+# comes first.  largest_first: the 40 largest libraries first (sequential
+# reads: a walk of small files on a cold, slow disk reads a few MB/s);
+# afresh: each file dropped from the cache before it is read, so that the
+# reading is charged to this run.
+USR_READER = """
+import os, time
+def read_usr(limit, seconds, largest_first=False, afresh=False):
+    total, stop = 0, time.monotonic() + seconds
+    def batches():
+        if largest_first:
+            lib = '/usr/lib/x86_64-linux-gnu'
+            sized = [(os.path.getsize(p), p) for p in
+                     (os.path.join(lib, n) for n in os.listdir(lib))
+                     if os.path.isfile(p) and not os.path.islink(p)]
+            yield [p for _, p in sorted(sized, reverse=True)[:40]]
+        for top in ('/usr/lib', '/usr/share'):
+            for dirpath, dirnames, filenames in os.walk(top):
+                yield [os.path.join(dirpath, name) for name in filenames]
+    for paths in batches():
+        for path in paths:
+            if total > limit or time.monotonic() > stop:
+                return total
+            if os.path.islink(path):
+                continue
+            try:
+                with open(path, 'rb') as f:
+                    if afresh:
+                        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+                    while total <= limit and time.monotonic() < stop:
+                        chunk = f.read(1 << 20)
+                        if not chunk:
+                            break
+                        total += len(chunk)
+            except OSError:
+                pass
+    return total
+"""
+
+
 def test_memory_peak_is_honest_in_a_slot_where_an_earlier_run_left_page_cache(service):
     # Runs share their slot's cgroup, one after the other.  What an earlier
     # run left charged there (the page cache of the files it read: a
@@ -198,42 +239,9 @@ def test_memory_peak_is_honest_in_a_slot_where_an_earlier_run_left_page_cache(se
     # POSIX_FADV_DONTNEED) it still reports, and what it read is left cached
     # all the same.  It reads the largest libraries first: a walk of small
     # files read 63 MB in 15 s on one CI day (seeks), too little to test.
-    reader = py(service, """
-import os, time
-total = 0
-t0 = time.monotonic()
-def more():
-    return total <= (320 << 20) and time.monotonic() - t0 < 25
-def largest_first():
-    lib = '/usr/lib/x86_64-linux-gnu'
-    sized = []
-    for name in os.listdir(lib):
-        path = os.path.join(lib, name)
-        if os.path.isfile(path) and not os.path.islink(path):
-            sized.append((os.path.getsize(path), path))
-    yield [p for _, p in sorted(sized, reverse=True)[:40]]
-    for top in ('/usr/lib', '/usr/share'):
-        for dirpath, dirnames, filenames in os.walk(top):
-            yield [os.path.join(dirpath, name) for name in filenames]
-for paths in largest_first():
-    if not more():
-        break
-    for path in paths:
-        if not more():
-            break
-        if os.path.islink(path):
-            continue
-        try:
-            with open(path, 'rb') as f:
-                os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-                while more():               # read afresh: charged to this run
-                    chunk = f.read(1 << 20)
-                    if not chunk:
-                        break
-                    total += len(chunk)
-        except OSError:
-            pass
-result = {"read": total, "uid": os.getuid()}
+    reader = py(service, USR_READER + """
+result = {"read": read_usr(320 << 20, 25, largest_first=True, afresh=True),
+          "uid": os.getuid()}
 """, timeout="45s", http_timeout=90)
     assert reader.status == 200 and reader.reported, reader
     assert reader.result["read"] >= 64 << 20, \
@@ -271,8 +279,7 @@ def test_memory_peak_at_the_limit_does_not_depend_on_what_ran_before(service):
     # (v1 reclaims file pages rather than kill) until its 30 s timeout.  The
     # reading stops after 8 s as well: a cold page cache on a slow disk (CI,
     # 17 MB/s) once kept a run reading past its 30 s timeout (3.5 s of CPU).
-    code = """
-import os, time
+    code = USR_READER + """
 kids = []
 for _ in range(3):
     pid = os.fork()
@@ -284,27 +291,7 @@ for _ in range(3):
 killed = 0
 for pid in kids:
     killed += os.waitpid(pid, 0)[1] != 0
-def read_some():
-    total, stop = 0, time.monotonic() + 8
-    for top in ('/usr/lib', '/usr/share'):
-        for dirpath, dirnames, filenames in os.walk(top):
-            for name in filenames:
-                if total > (200 << 20) or time.monotonic() > stop:
-                    return total
-                path = os.path.join(dirpath, name)
-                if os.path.islink(path):
-                    continue
-                try:
-                    with open(path, 'rb') as f:
-                        while time.monotonic() < stop:
-                            chunk = f.read(1 << 20)
-                            if not chunk:
-                                break
-                            total += len(chunk)
-                except OSError:
-                    pass
-    return total
-result = {"uid": os.getuid(), "killed": killed, "read": read_some()}
+result = {"uid": os.getuid(), "killed": killed, "read": read_usr(200 << 20, 8)}
 """
     peaks = {}
     for _ in range(6 * gi.CONCURRENCY):
