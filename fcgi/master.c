@@ -24,6 +24,10 @@
  *   the master answers what is still queued, closes the socket and returns 0.
  *   A further signal during the stop means "now": the workers get SIGKILL.
  *
+ * - GET /health on the master's own socket (health.h) is read and answered by
+ *   a child forked when a request is queued there ("gaol-health"): libfcgi
+ *   reads with blocking reads, and the master must never wait on a client.
+ *
  * Signal handlers only set flags.  The loop keeps those signals blocked and
  * waits for them in ppoll() with the usual mask, so none slips in between a
  * check of the flags and the wait.
@@ -39,6 +43,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,6 +80,7 @@ struct pool {
 	int health_fd;           /* the master's /health socket, or -1 */
 	char health_path[128];
 	FCGX_Request health;
+	pid_t health_child;      /* answering /health now, or 0 */
 	int stop_r, stop_w;      /* stop pipe: the master closes stop_w to stop */
 	volatile int *stopping_shared; /* one page shared with the workers */
 	pid_t master;
@@ -174,6 +180,10 @@ static void reap_workers(struct pool *p)
 		unsigned i;
 		char how[96];
 
+		if (pid == p->health_child) {
+			p->health_child = 0;
+			continue;
+		}
 		for (i = 0; i < p->n && !w; i++)
 			if (p->slots[i].pid == pid)
 				w = &p->slots[i];
@@ -222,19 +232,83 @@ static unsigned workers_alive(const struct pool *p)
 	return alive;
 }
 
-/* GET /health on the master's own socket: answered at once, whatever the
- * workers are doing; 503 while stopping or while no worker is alive. */
-static void answer_health(struct pool *p)
+/* A /health client's read may block this long before the connection is
+ * dropped (the answerer's timer interrupts it). */
+#define HEALTH_READ_MS 200
+
+static void on_health_tick(int sig)
 {
-	for (int i = 0; i < REFUSE_BATCH; i++) {
+	(void)sig;
+}
+
+/* Answers what is queued on the /health socket: 503 while stopping, else
+ * whether a worker is alive (ok). */
+static void serve_health_queue(struct pool *p, bool ok)
+{
+	for (;;) {
 		if (FCGX_Accept_r(&p->health) < 0)
 			break;
 		if (p->stopping)
 			http_refuse_stopping(&p->health);
 		else
-			http_serve_health(p->engine, &p->health, workers_alive(p) > 0);
+			http_serve_health(p->engine, &p->health, ok);
 	}
 	FCGX_Finish_r(&p->health);
+}
+
+/* GET /health on the master's own socket: answered at once, whatever the
+ * workers are doing, by a child of the master.  libfcgi reads a request
+ * with blocking reads, and a client that connects and sends nothing must
+ * not hold the master, which replaces dead workers and hears SIGTERM; in
+ * the child a timer interrupts any read that blocks for HEALTH_READ_MS, and
+ * libfcgi drops that connection and takes the next.  The child ends when
+ * the queue is empty; the master does not poll the socket while it lives. */
+static void answer_health(struct pool *p)
+{
+	bool ok = workers_alive(p) > 0;
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		fprintf(stderr, "gaol-fcgi: master: fork for /health: %s\n",
+			strerror(errno));
+		return;         /* polled again: nginx falls back to the pool */
+	}
+	if (pid > 0) {
+		p->health_child = pid;
+		return;
+	}
+	struct itimerval tick = {
+		.it_interval = { 0, HEALTH_READ_MS * 1000 },
+		.it_value = { 0, HEALTH_READ_MS * 1000 },
+	};
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != p->master)
+		_exit(1);
+	prctl(PR_SET_NAME, "gaol-health");
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	close(p->listen_fd);
+	if (p->stop_w >= 0)
+		close(p->stop_w);
+	struct sigaction sa = { .sa_handler = on_health_tick };   /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) < 0 || setitimer(ITIMER_REAL, &tick, NULL) < 0)
+		_exit(1);
+	sigprocmask(SIG_SETMASK, &p->usual, NULL);
+	serve_health_queue(p, ok);
+	_exit(0);
+}
+
+/* The /health child goes with the master (stopping, it is killed: it holds
+ * no request of a worker's). */
+static void end_health_child(struct pool *p)
+{
+	if (!p->health_child)
+		return;
+	kill(p->health_child, SIGKILL);
+	while (waitpid(p->health_child, NULL, 0) < 0 && errno == EINTR)
+		;
+	p->health_child = 0;
 }
 
 /* The /health socket beside the pool's; a fault is a start-up error. */
@@ -288,7 +362,7 @@ static void wait_and_answer(struct pool *p, long long next)
 {
 	struct pollfd pfd[2] = {
 		{ .fd = p->stopping ? p->listen_fd : -1, .events = POLLIN }, /* -1: not polled */
-		{ .fd = p->health_fd, .events = POLLIN },
+		{ .fd = p->health_child ? -1 : p->health_fd, .events = POLLIN },
 	};
 	struct timespec ts = { .tv_sec = next / 1000,
 			       .tv_nsec = (next % 1000) * 1000000 };
@@ -371,6 +445,7 @@ int master_run(struct engine *e, int listen_fd)
 		wait_and_answer(&p, start_due_workers(&p));
 	}
 
+	end_health_child(&p);
 	refuse_queued(&p);
 	close(p.listen_fd);
 	if (p.health_fd >= 0) {

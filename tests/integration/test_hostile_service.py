@@ -5,6 +5,7 @@ as it was (gh.host_left_clean after the stack's clean stop)."""
 
 import os
 import signal
+import socket
 import statistics
 import threading
 import time
@@ -101,6 +102,57 @@ def test_health_answers_within_100ms_while_every_slot_is_busy(make_stack):
     assert busy == s.concurrency, "a slot freed up while /health was measured"
     assert [a.status for a in answers] == [200] * s.concurrency, answers
     s.stop_clean()
+    assert gh.host_left_clean(s, mounts) == []
+
+
+def test_silent_clients_on_the_health_socket_do_not_stall_the_master(make_stack):
+    # The master answered /health itself, and libfcgi reads a request with
+    # blocking reads: a client allowed on that socket (nginx's user) that
+    # connected and sent nothing, or half a record, held the master.  /health
+    # then timed out, a dead worker was not replaced and SIGTERM went
+    # unheard.  Three such clients stay connected through the whole test.
+    mounts = gh.mountinfo()
+    s = make_stack("silent-health", concurrency=2)
+    assert s.get("/health").status == 200
+    path = s.fcgi_socket()[:-len(".sock")] + "-health.sock"
+    assert os.path.exists(path), path
+    silent = []
+    for i in range(3):
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.connect(path)
+        if i == 1:
+            c.sendall(b"\x01\x01\x00")          # half a FastCGI record header
+        silent.append(c)
+    try:
+        times = []
+        for _ in range(3):
+            r = s.get("/health", timeout=15)
+            assert r.status == 200 and r.json()["ok"] is True, r
+            times.append(r.elapsed)
+        assert max(times) < 2.5, "/health took %r s beside silent clients" % times
+        # A worker that dies is replaced, and its slot serves again.
+        workers = s.fcgi_workers()
+        os.kill(workers[0], signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            now = s.fcgi_workers()
+            if len(now) == s.concurrency and workers[0] not in now:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the killed worker was not replaced: %r -> %r"
+                                 % (workers, s.fcgi_workers()))
+        for _ in range(2 * s.concurrency):
+            result, doc = s.py_eval("result = 7")
+            assert result == 7 and doc["exit_code"] == 0, doc
+        # SIGTERM is heard: the stack stops, cleanly, with the clients
+        # still connected.
+        t0 = time.monotonic()
+        s.stop_clean()
+        assert time.monotonic() - t0 < 10
+    finally:
+        for c in silent:
+            c.close()
     assert gh.host_left_clean(s, mounts) == []
 
 
