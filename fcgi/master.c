@@ -269,9 +269,12 @@ static void answer_health(struct pool *p)
 	pid_t pid = fork();
 
 	if (pid < 0) {
-		fprintf(stderr, "gaol-fcgi: master: fork for /health: %s\n",
-			strerror(errno));
-		return;         /* polled again: nginx falls back to the pool */
+		/* Answered here, reads blocking: polled again, the
+		 * socket would only ask for another fork at once. */
+		fprintf(stderr, "gaol-fcgi: master: fork for /health: %s; "
+			"answering it in the master\n", strerror(errno));
+		serve_health_queue(p, ok);
+		return;
 	}
 	if (pid > 0) {
 		p->health_child = pid;
