@@ -12,9 +12,10 @@
  * its own code.  Page cache charged by earlier runs would stay charged to
  * the slot, and a run that reaches the limit makes the kernel reclaim it:
  * max_usage less the usage at the start would then under-report by what
- * the runs before left (a 512 MB kill read as 180 MB).  So the slot is
- * emptied between runs, while the worker is idle (memory.force_empty), and
- * the peak is max_usage less the little the run's init holds at the start.
+ * the runs before left (a 512 MB kill read as 180 MB).  So between runs,
+ * while the worker is idle, a slot whose memory cgroup holds 4 MiB or more
+ * gets a new one (cgroup_slot_settle), and the peak is max_usage less the
+ * little the run's init holds at the start.
  *
  * v2: a leaf per run under the slot's cgroup (cgroup2.c has the tree and
  * why).  The payload's PID 1 is cloned straight into it (CLONE_INTO_CGROUP);
@@ -431,6 +432,54 @@ fail:
  * toolchain run leaves megabytes of page cache, which still goes. */
 #define SETTLE_BELOW (4ULL << 20)
 
+/* v1: (re)opens the slot's memory cgroup, made first when it is missing:
+ * its directory, cgroup.procs (procs_fd[0]: memory is the first hierarchy)
+ * and the files every run reads, the old descriptors closed; swappiness as
+ * at setup.  The limits are written per run (cgroup_slot_begin). */
+static int v1_memory_open(struct slot_cgroup *cg)
+{
+	close_fd(&cg->dir_fd[CG_MEMORY]);
+	close_fd(&cg->procs_fd[0]);
+	for (int f = 0; f < CG_V1_FILES; f++)
+		if (v1_files[f].controller == CG_MEMORY)
+			close_fd(&cg->v1_fd[f]);
+	if (mkdir(cg->path[CG_MEMORY], 0755) < 0 && errno != EEXIST)
+		return -1;
+	int dir = open(cg->path[CG_MEMORY], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -1;
+	cg->dir_fd[CG_MEMORY] = dir;
+	cg->procs_fd[0] = openat(dir, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+	if (cg->procs_fd[0] < 0 || cg_write_text(dir, "memory.swappiness", "0") < 0)
+		return -1;
+	for (int f = 0; f < CG_V1_FILES; f++)
+		if (v1_files[f].controller == CG_MEMORY &&
+		    (cg->v1_fd[f] = openat(dir, v1_files[f].name,
+					   v1_files[f].flags | O_CLOEXEC)) < 0)
+			return -1;
+	return 0;
+}
+
+/* v1: whether the memory cgroup this process holds is still the slot's (a
+ * judging lane's child renews its lane's, and the worker holds that lane's
+ * descriptors too). */
+static bool v1_memory_current(const struct slot_cgroup *cg)
+{
+	struct stat held, now;
+	return fstat(cg->dir_fd[CG_MEMORY], &held) == 0 && stat(cg->path[CG_MEMORY], &now) == 0 &&
+	       held.st_ino == now.st_ino && held.st_dev == now.st_dev;
+}
+
+/* v1: whether the memory hierarchy is mounted alone (no other controller's
+ * settings go with its directory). */
+static bool v1_memory_alone(const struct slot_cgroup *cg)
+{
+	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
+		if (i != CG_MEMORY && !strcmp(cg->path[i], cg->path[CG_MEMORY]))
+			return false;
+	return true;
+}
+
 int cgroup_slot_settle(struct slot_cgroup *cg)
 {
 	if (cg->version == 2) {
@@ -439,9 +488,20 @@ int cgroup_slot_settle(struct slot_cgroup *cg)
 		cg2_sweep_leaves(cg->dir_fd[0], cg->run_fd >= 0 ? cg->run_name : "");
 		return 0;
 	}
+	if (!v1_memory_current(cg) && v1_memory_open(cg) < 0)
+		return -1;
 	unsigned long long usage;
 	if (v1_read_u64(cg, CG_V1_USAGE, &usage) == 0 && usage < SETTLE_BELOW)
 		return 0;
+	/* What is left is mostly page cache: the toolchain's files, read
+	 * first by a run of this slot.  memory.force_empty would drop it from
+	 * the page cache, and the next run of that language, in any slot,
+	 * would read it from the disk again (and leave it charged to its slot:
+	 * on a slow disk, seconds per run).  A new cgroup in place of this one
+	 * leaves it cached; the removed cgroup holds its charge until the
+	 * kernel reclaims the pages, as a finished run's leaf does on v2. */
+	if (v1_memory_alone(cg) && rmdir(cg->path[CG_MEMORY]) == 0)
+		return v1_memory_open(cg);
 	return cg_write_text(cg->dir_fd[CG_MEMORY], "memory.force_empty", "0");
 }
 

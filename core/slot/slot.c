@@ -199,7 +199,7 @@ void slot_settle(struct slot *slot)
 {
 	long long t = prof_begin();
 	if (cgroup_slot_settle(&slot->cg) < 0)
-		fprintf(stderr, "gaol: slot %u: cgroup settle (memory.force_empty) errno=%d\n",
+		fprintf(stderr, "gaol: slot %u: cgroup settle (memory) errno=%d\n",
 			slot->index, errno);
 	prof_end(PROF_SETTLE, t);
 }
