@@ -597,6 +597,37 @@ class Stack:
         return installed_langs(self.health())
 
 
+def fds_of(pid):
+    try:
+        return frozenset(int(fd) for fd in os.listdir("/proc/%d/fd" % pid))
+    except OSError:
+        return frozenset()
+
+
+def limit_fds_to_one_more(pids, timeout=10.0):
+    """Lowers each process's RLIMIT_NOFILE so that it can open one more
+    descriptor and no other: the limit is on fd numbers, so it is set just
+    above the lowest free one.  Taken once the process's fd table stands
+    still (two readings 100 ms apart agree): a worker still closing an
+    answered connection would otherwise get room for two.  Returns the old
+    limits, {pid: (soft, hard)}, to restore."""
+    import resource
+    old = {}
+    for pid in pids:
+        deadline = time.monotonic() + timeout
+        fds = fds_of(pid)
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            now = fds_of(pid)
+            if now == fds:
+                break
+            fds = now
+        lowest_free = min(set(range(len(fds) + 1)) - fds)
+        old[pid] = resource.prlimit(pid, resource.RLIMIT_NOFILE)
+        resource.prlimit(pid, resource.RLIMIT_NOFILE, (lowest_free + 1, old[pid][1]))
+    return old
+
+
 def own_langs(prefix, instance, uid_offset):
     """A generator for a pytest fixture: a temporary directory of the test's
     own (world-readable: the sandbox's UIDs read the languages in it) with an

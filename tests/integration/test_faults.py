@@ -301,16 +301,14 @@ def test_a_worker_out_of_file_descriptors_answers_500_and_recovers(make_stack):
     # workers that said they are ready (DEBUG's "slot N: ready, pid P").
     s = make_stack("fault-fds", env={"DEBUG": "1"})
     workers = s.ready_workers()
-    limits = {w: resource.prlimit(w, resource.RLIMIT_NOFILE) for w in workers}
+    limits = {}
     outcomes = []
     try:
-        for w in workers:
-            open_now = len(os.listdir("/proc/%d/fd" % w))
-            # Room for the accepted connection and nothing else.  (The
-            # worker holds the pipes of the sandbox it built ahead of the
-            # next request; a run that frees those has room again, so the
-            # answers are a mix of 500 and 200.)
-            resource.prlimit(w, resource.RLIMIT_NOFILE, (open_now + 1, limits[w][1]))
+        # Room for the accepted connection and nothing else.  (The worker
+        # holds the pipes of the sandbox it built ahead of the next request;
+        # a run that frees those has room again, so the answers are a mix of
+        # 500 and 200.)
+        limits = gh.limit_fds_to_one_more(workers)
         for _ in range(2 * len(workers)):
             r = s.run(GOOD_RUN, timeout=60)
             outcomes.append((r.status, r.body[:120]))

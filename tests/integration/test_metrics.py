@@ -140,12 +140,10 @@ def test_sandbox_build_failures_are_counted(make_stack):
     s = make_stack("metrics-fds", env={"DEBUG": "1"})
     workers = s.ready_workers()
     before = scrape(s)
-    limits = {w: resource.prlimit(w, resource.RLIMIT_NOFILE) for w in workers}
+    limits = {}
     statuses = []
     try:
-        for w in workers:
-            open_now = len(os.listdir("/proc/%d/fd" % w))
-            resource.prlimit(w, resource.RLIMIT_NOFILE, (open_now + 1, limits[w][1]))
+        limits = gh.limit_fds_to_one_more(workers)
         for _ in range(2 * len(workers)):
             r = s.run({"lang_slug": "python", "solution_text": gh.py_source("result = 1")})
             sandbox = r.status == 500 and r.json()["error"].startswith("sandbox:")
