@@ -80,12 +80,14 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *name,
 		      char *err, size_t errlen);
 int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 		      char *err, size_t errlen);
-/* Between runs, with nothing running in the slot: v1 reclaims what earlier
- * runs left charged to it (page cache), so that the next run's peak is its
- * own whatever ran before (memory.force_empty; not when under 4 MiB is
- * charged, which is then the most a peak can under-report by).  v2 removes the leaves of
- * finished runs (a judging lane's child leaves its last one).  -1 with
- * errno on failure. */
+/* Between runs, with nothing running in the slot: on v1, when 4 MiB or more
+ * is left charged (page cache: under that is the most a peak can
+ * under-report by), the slot gets a new memory cgroup, so that the next
+ * run's peak is its own whatever ran before, and the cache stays cached
+ * (memory.force_empty when that cannot be); descriptors another process
+ * made stale are opened again.  v2 removes the leaves of finished runs (a
+ * judging lane's child leaves its last one).  -1 with errno on failure:
+ * without its memory cgroup the slot's next run fails to start. */
 int cgroup_slot_settle(struct slot_cgroup *cg);
 /* v2: the directory fd the next init is cloned into (CLONE_INTO_CGROUP):
  * the run's fresh leaf, made now unless cgroup_slot_begin made it for this

@@ -190,11 +190,11 @@ void slot_spent(struct slot *slot)
 	slot->netns_fresh_len = -1;
 }
 
-/* Between runs, with nothing in the slot's cgroup: empty it of what the
- * last run left charged (page cache, v1), or remove the leaves of finished
- * runs (v2), so that the next run's peak does not depend on it.  Best
- * effort: a slot that could not be emptied still runs, with v1's older
- * report. */
+/* Between runs, with nothing in the slot's cgroup: a new memory cgroup in
+ * place of one that holds what the last run left charged (page cache, v1),
+ * or the leaves of finished runs removed (v2), so that the next run's peak
+ * does not depend on it (cgroup_slot_settle).  A failure is logged; the
+ * next run then fails to start if the slot has no memory cgroup. */
 void slot_settle(struct slot *slot)
 {
 	long long t = prof_begin();
