@@ -527,9 +527,11 @@ static pid_t take_ahead(struct slot *slot, const struct sandbox_spec *spec,
 }
 
 /* Builds the run's sandbox on demand, from the plan laid for it: its init,
- * or -1 with the fault.  *t0 is when the run began. */
-static pid_t start_fresh(struct slot *slot, struct plan *p, long *t0, char *fault,
-			 size_t faultlen)
+ * or -1 with the fault.  *t0 is when the run began.  The refresh may give
+ * the slot a new memory cgroup (v1, cgroup_slot_settle): the run's limits
+ * and counters are set again, on the cgroup its init joins. */
+static pid_t start_fresh(struct slot *slot, struct plan *p, unsigned long long mem,
+			 long *t0, char *fault, size_t faultlen)
 {
 	char why[192];
 	if (plan_open(p, fault, faultlen) < 0 || slot_refresh(slot, why, sizeof(why)) < 0) {
@@ -537,6 +539,8 @@ static pid_t start_fresh(struct slot *slot, struct plan *p, long *t0, char *faul
 			snprintf(fault, faultlen, "%s", why);
 		return -1;
 	}
+	if (cgroup_slot_begin(&slot->cg, mem, fault, faultlen) < 0)
+		return -1;
 	slot->netns_used = true;
 	*t0 = now_ms();
 	pid_t init = spawn_init(slot, p);
@@ -631,7 +635,7 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 #endif
 	init = take_ahead(slot, spec, &p);
 	if (init < 0)
-		init = start_fresh(slot, &local, &t0, res->fault, sizeof(res->fault));
+		init = start_fresh(slot, &local, mem, &t0, res->fault, sizeof(res->fault));
 	if (init < 0)
 		goto out;
 	prof_end(PROF_HANDOFF, tp);

@@ -435,7 +435,8 @@ fail:
 /* v1: (re)opens the slot's memory cgroup, made first when it is missing:
  * its directory, cgroup.procs (procs_fd[0]: memory is the first hierarchy)
  * and the files every run reads, the old descriptors closed; swappiness as
- * at setup.  The limits are written per run (cgroup_slot_begin). */
+ * at setup, and the last run's limit (each run writes its own in
+ * cgroup_slot_begin; meanwhile the sandbox built ahead waits in it). */
 static int v1_memory_open(struct slot_cgroup *cg)
 {
 	close_fd(&cg->dir_fd[CG_MEMORY]);
@@ -457,7 +458,7 @@ static int v1_memory_open(struct slot_cgroup *cg)
 		    (cg->v1_fd[f] = openat(dir, v1_files[f].name,
 					   v1_files[f].flags | O_CLOEXEC)) < 0)
 			return -1;
-	return 0;
+	return cg->mem_limit ? set_v1_memory(cg, cg->mem_limit) : 0;
 }
 
 /* v1: whether the memory cgroup this process holds is still the slot's (a

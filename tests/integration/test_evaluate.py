@@ -213,6 +213,50 @@ def test_mle_is_the_cgroups_oom_kill(stack, installed, language):
     assert r["memory_kb"] >= limit * 1024 * 0.8, r
 
 
+# Reads 32 MiB of /usr afresh (dropped from the page cache first, so that
+# it is charged to this run), or allocates 256 MiB.
+READ_OR_HOG = """import os, sys
+if sys.stdin.read().strip() == "read":
+    total = 0
+    for dirpath, dirnames, filenames in os.walk("/usr/share"):
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            if total > (32 << 20) or os.path.islink(path):
+                continue
+            try:
+                with open(path, "rb") as f:
+                    os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+                    total += len(f.read())
+            except OSError:
+                pass
+    print("ok" if total > (32 << 20) else "short")
+else:
+    block = bytearray(256 << 20)
+    for i in range(0, len(block), 4096):
+        block[i] = 1
+    print("allocated")
+"""
+
+
+def test_the_memory_limit_holds_after_a_test_that_left_page_cache(stack, installed):
+    # On cgroup v1 a slot whose memory cgroup holds 4 MiB or more after a
+    # run gets a new one before the next.  A rehearsal of that change ran
+    # a judging lane's next test in the new cgroup without its limit (the
+    # limit had been written to the old one): every test after such a run
+    # was unlimited, and memory hogs came back TLE.  Each lane here takes a
+    # reader, then a hog (lane k takes tests k, k+P).
+    if "python" not in installed:
+        pytest.skip("python is not installed")
+    lanes = 2
+    tests = [("read", "ok")] * lanes + [("hog", "x")] * lanes
+    doc = evaluate(stack, "python", READ_OR_HOG, tests, memory_limit_mb=64,
+                   time_limit_ms=10000)
+    verdicts = [r["verdict"] for r in doc["results"]]
+    assert verdicts == ["OK"] * lanes + ["MLE"] * lanes, doc["results"]
+    for r in doc["results"][lanes:]:
+        assert r["memory_kb"] <= 64 * 1024 * 1.1, r
+
+
 @pytest.mark.parametrize("language", LANGS)
 def test_re_by_exit_code(stack, installed, language):
     code = program(language, "exit3", installed)
