@@ -219,9 +219,10 @@ unit: $(BUILD)/unit-tests
 	GAOL_LANGS_DIR=$(CURDIR)/langs $(BUILD)/unit-tests
 
 PYTEST = /usr/bin/python3 -m pytest -p no:cacheprovider -q
-# tests/warm.py first: one a+b per installed language through gaol-run, so
-# that a cold page cache on a slow disk is not what a client's own
-# wall-clock limit meets (CI once: Rust's first build 19.5 s at 181 ms CPU).
+# tests/warm.py first: one a+b /evaluate and one /run of the Codebattle
+# example per installed language through gaol-run, so that a cold page
+# cache on a slow disk is not what a client's own wall-clock limit meets
+# (CI twice: Rust's Codebattle /run 19.5 s at 118-181 ms CPU).
 integration:
 	BUILD=$(BUILD) /usr/bin/python3 tests/warm.py
 	BUILD=$(BUILD) $(PYTEST) tests/integration

@@ -7,9 +7,11 @@ start waits seconds for its compiler's and runtime's files, and a client's
 own wall-clock limit (Codebattle's container_run_timeout) can pass while it
 waits.  A service that has been up a while has them in memory; this makes
 the suites' host look like one.  One /evaluate of each language's a+b
-program through gaol-run (the real sandbox and recipes), two languages at a
-time, each pair of processes in its own instance and state directory; the
-answers are not judged (the suites do that), only printed as one line each.
+program and one /run of its Codebattle example (the checker's own crates and
+headers: Rust's serde, C++'s json) through gaol-run (the real sandbox and
+recipes), two at a time, each pair of processes in its own instance and
+state directory; the answers are not judged (the suites do that), only
+printed as one line each.
 
 Usage: BUILD=build tests/warm.py"""
 
@@ -36,17 +38,52 @@ LANES = 2
 PER_LANGUAGE_S = 180
 
 
+def read(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def run_body(slug):
+    """POST /run of the language's Codebattle example (its a+b example where
+    it has none), or None."""
+    ex = os.path.join(HERE, "integration", "examples", slug)
+    ex = os.path.join(ex, "codebattle") if os.path.isdir(os.path.join(ex, "codebattle")) \
+        else os.path.join(ex, "sum")
+    manifest = json.loads(read(os.path.join(REPO, "langs", slug, "lang.json")) or "{}")
+    solution = read(os.path.join(ex, manifest.get("solution_file") or "-"))
+    if solution is None:
+        return None
+    body = {"lang_slug": slug, "solution_text": solution, "timeout": "60s"}
+    if manifest.get("checker_file"):
+        body["checker_text"] = read(os.path.join(ex, manifest["checker_file"])) or ""
+    if read(os.path.join(ex, "asserts.json")) is not None:
+        body["asserts"] = read(os.path.join(ex, "asserts.json"))
+    return body
+
+
 def programs():
+    """(slug, what, request body) for each language directory."""
     both = dict(test_evaluate.PROGRAMS)
     both.update(test_evaluate_languages.PROGRAMS)
     langs = os.path.join(REPO, "langs")
-    return sorted((slug, p["ok"]) for slug, p in both.items()
-                  if "ok" in p and os.path.isdir(os.path.join(langs, slug)))
+    work = []
+    for slug, p in sorted(both.items()):
+        if "ok" not in p or not os.path.isdir(os.path.join(langs, slug)):
+            continue
+        work.append((slug, "evaluate", {
+            "language": slug, "code": p["ok"],
+            "test_cases": [{"input": "1 2", "expected_output": "3"}]}))
+        body = run_body(slug)
+        if body:
+            work.append((slug, "run", body))
+    return work
 
 
-def warm_one(slug, code, lane, state):
-    body = json.dumps({"language": slug, "code": code,
-                       "test_cases": [{"input": "1 2", "expected_output": "3"}]})
+def warm_one(slug, what, body, lane, state):
+    body = json.dumps(body)
     env = dict(os.environ, GAOL_STATE_DIR=state, GAOL_INSTANCE="gaol-warm%d" % lane)
     t0 = time.monotonic()
     try:
@@ -56,13 +93,16 @@ def warm_one(slug, code, lane, state):
         out = r.stdout.decode("utf-8", "replace")
         try:
             doc = json.loads(out)
-            what = doc.get("error") or ",".join(t.get("verdict", "?")
+            said = doc.get("error") or ",".join(t.get("verdict", "?")
                                                 for t in doc.get("results", []))
+            if what == "run" and not doc.get("error"):
+                said = "exit %s%s" % (doc.get("exit_code"),
+                                      ", timed out" if doc.get("timed_out") else "")
         except ValueError:
-            what = "exit %d %s" % (r.returncode, r.stderr.decode("utf-8", "replace")[-200:])
+            said = "exit %d %s" % (r.returncode, r.stderr.decode("utf-8", "replace")[-200:])
     except subprocess.TimeoutExpired:
-        what = "gave up after %d s" % PER_LANGUAGE_S
-    return "warm: %-8s %6.1f s  %s" % (slug, time.monotonic() - t0, what.strip())
+        said = "gave up after %d s" % PER_LANGUAGE_S
+    return "warm: %-8s %-8s %6.1f s  %s" % (slug, what, time.monotonic() - t0, said.strip())
 
 
 def main():
@@ -77,8 +117,8 @@ def main():
                 with lock:
                     if not work:
                         return
-                    slug, code = work.pop(0)
-                line = warm_one(slug, code, k, state)
+                    slug, what, body = work.pop(0)
+                line = warm_one(slug, what, body, k, state)
                 with lock:
                     print(line, flush=True)
                     lines.append(line)
@@ -91,7 +131,7 @@ def main():
         t.start()
     for t in threads:
         t.join()
-    print("warm: %d languages in %.1f s" % (len(lines), time.monotonic() - t0), flush=True)
+    print("warm: %d requests in %.1f s" % (len(lines), time.monotonic() - t0), flush=True)
 
 
 if __name__ == "__main__":
