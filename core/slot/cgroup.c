@@ -424,12 +424,12 @@ fail:
 	return -1;
 }
 
-/* Below this, what earlier runs left charged is not worth reclaiming: the
- * most a run's peak can then under-report by, when the kernel takes it
- * back during that run.  A run of a shell builtin leaves 0.2-0.9 MiB
- * (dentries, inodes and slab the kernel cannot reclaim at once), and
- * force_empty spends half a millisecond failing to reclaim that; a
- * toolchain run leaves megabytes of page cache, which still goes. */
+/* Below this, what earlier runs left charged is left: the most a run's
+ * peak can then under-report by, when the kernel takes it back during
+ * that run.  A run of a shell builtin leaves 0.2-0.9 MiB (dentries, inodes
+ * and slab the kernel cannot reclaim at once), and a new cgroup per run
+ * would cost every run a mkdir and an rmdir; a toolchain run leaves
+ * megabytes of page cache, and the slot then gets a new cgroup. */
 #define SETTLE_BELOW (4ULL << 20)
 
 /* v1: (re)opens the slot's memory cgroup, made first when it is missing:
