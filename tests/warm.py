@@ -59,8 +59,9 @@ def run_body(slug):
     body = {"lang_slug": slug, "solution_text": solution, "timeout": "60s"}
     if manifest.get("checker_file"):
         body["checker_text"] = read(os.path.join(ex, manifest["checker_file"])) or ""
-    if read(os.path.join(ex, "asserts.json")) is not None:
-        body["asserts"] = read(os.path.join(ex, "asserts.json"))
+    asserts = read(os.path.join(ex, "asserts.json"))
+    if asserts is not None:
+        body["asserts"] = asserts
     return body
 
 
