@@ -527,9 +527,9 @@ static pid_t take_ahead(struct slot *slot, const struct sandbox_spec *spec,
 }
 
 /* Builds the run's sandbox on demand, from the plan laid for it: its init,
- * or -1 with the fault.  *t0 is when the run began.  The refresh may give
- * the slot a new memory cgroup (v1, cgroup_slot_settle): the run's limits
- * and counters are set again, on the cgroup its init joins. */
+ * or -1 with the fault.  *t0 is when the run began.  The run's limits and
+ * counters are set after the refresh, which may give the slot a new memory
+ * cgroup (v1, cgroup_slot_settle): on the cgroup its init joins. */
 static pid_t start_fresh(struct slot *slot, struct plan *p, unsigned long long mem,
 			 long *t0, char *fault, size_t faultlen)
 {
@@ -617,10 +617,6 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	local.spec = spec;
 	if (plan_layers(&local, res->fault, sizeof(res->fault)) < 0)
 		goto out;
-	long long tp = prof_begin();
-	if (cgroup_slot_begin(&slot->cg, mem, res->fault, sizeof(res->fault)) < 0)
-		goto out;
-	prof_end(PROF_BEGIN, tp);
 	/* Feeding a program that stops reading (or a sandbox built ahead that
 	 * is gone) must not kill the worker. */
 	sigemptyset(&pipe_set);
@@ -628,8 +624,16 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	sigprocmask(SIG_BLOCK, &pipe_set, &old_set);
 	blocked = true;
 
+	/* Limits and counters are set before init can start the run: here
+	 * for a sandbox built ahead, in start_fresh (after the refresh) else. */
+	if (slot->ahead) {
+		long long tb = prof_begin();
+		if (cgroup_slot_begin(&slot->cg, mem, res->fault, sizeof(res->fault)) < 0)
+			goto out;
+		prof_end(PROF_BEGIN, tb);
+	}
 	t0 = now_ms();
-	tp = prof_begin();
+	long long tp = prof_begin();
 #ifdef GAOL_PROFILE
 	prof_handoff_us = tp;
 #endif
