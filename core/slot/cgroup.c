@@ -120,9 +120,14 @@ static const struct {
 	[CG_V1_CPUACCT] = { CG_CPUACCT, "cpuacct.usage", O_RDWR },
 };
 
-static int v1_open_files(struct slot_cgroup *cg)
+/* Opens the files every run reads: of every controller (only < 0) or of
+ * one, in place of those open. */
+static int v1_open_files(struct slot_cgroup *cg, int only)
 {
 	for (int f = 0; f < CG_V1_FILES; f++) {
+		if (only >= 0 && v1_files[f].controller != only)
+			continue;
+		close_fd(&cg->v1_fd[f]);
 		cg->v1_fd[f] = openat(cg->dir_fd[v1_files[f].controller], v1_files[f].name,
 				      v1_files[f].flags | O_CLOEXEC);
 		if (cg->v1_fd[f] < 0)
@@ -362,7 +367,7 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 			 cg->path[CG_CPU], errno);
 		return -1;
 	}
-	if (v1_open_files(cg) < 0) {
+	if (v1_open_files(cg, -1) < 0) {
 		snprintf(err, errlen, "cgroup: open %s's files errno=%d",
 			 cg->path[CG_MEMORY], errno);
 		return -1;
@@ -441,9 +446,6 @@ static int v1_memory_open(struct slot_cgroup *cg)
 {
 	close_fd(&cg->dir_fd[CG_MEMORY]);
 	close_fd(&cg->procs_fd[0]);
-	for (int f = 0; f < CG_V1_FILES; f++)
-		if (v1_files[f].controller == CG_MEMORY)
-			close_fd(&cg->v1_fd[f]);
 	if (mkdir(cg->path[CG_MEMORY], 0755) < 0 && errno != EEXIST)
 		return -1;
 	int dir = open(cg->path[CG_MEMORY], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -451,13 +453,9 @@ static int v1_memory_open(struct slot_cgroup *cg)
 		return -1;
 	cg->dir_fd[CG_MEMORY] = dir;
 	cg->procs_fd[0] = openat(dir, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-	if (cg->procs_fd[0] < 0 || cg_write_text(dir, "memory.swappiness", "0") < 0)
+	if (cg->procs_fd[0] < 0 || cg_write_text(dir, "memory.swappiness", "0") < 0 ||
+	    v1_open_files(cg, CG_MEMORY) < 0)
 		return -1;
-	for (int f = 0; f < CG_V1_FILES; f++)
-		if (v1_files[f].controller == CG_MEMORY &&
-		    (cg->v1_fd[f] = openat(dir, v1_files[f].name,
-					   v1_files[f].flags | O_CLOEXEC)) < 0)
-			return -1;
 	return cg->mem_limit ? set_v1_memory(cg, cg->mem_limit) : 0;
 }
 
