@@ -11,9 +11,9 @@ CPU (CI, stop 20).  A service that is in use keeps its toolchains mapped by
 the runs themselves; a suite moves from language to language.
 
 Holder maps every file of 64 KiB or more under the given trees and, every
-few seconds, touches the pages of them that are in the page cache (a minor
-fault: no reading from the disk), so that they are mapped and the host's
-scheme passes them by.  Pages not cached are never read.  It holds nothing
+few seconds, populates the pages of them that are in the page cache
+(MADV_POPULATE_READ: minor faults, no reading from the disk), so that they
+are mapped and the host's scheme passes them by.  Pages not cached are never read.  It holds nothing
 the kernel needs: mapped file pages are reclaimed under memory pressure as
 any others (the machine has 24 GB and the suites use a few)."""
 
@@ -48,23 +48,21 @@ class _Mapping:
         self.held = bytes(self.pages)
 
     def hold(self):
-        """Touches the pages cached since the last sweep (a page evicted
-        since is no longer mapped here; read again, it is touched again);
-        the number touched."""
+        """Maps the pages cached since the last sweep (a page evicted since
+        is no longer mapped here; read again, it is mapped again)."""
         if _libc.mincore(self.addr, self.size, self.vec) != 0:
-            return 0
-        now, n = bytes(self.vec), 0
-        if now != self.held:
-            # runs of cached pages, one madvise each
-            i = now.find(1)
-            while i >= 0:
-                end = now.find(0, i)
-                end = self.pages if end < 0 else end
-                _libc.madvise(self.addr + i * PAGE, (end - i) * PAGE, MADV_POPULATE_READ)
-                n += end - i
-                i = now.find(1, end)
-            self.held = now
-        return n
+            return
+        now = bytes(self.vec)
+        if now == self.held:
+            return
+        # runs of cached pages, one madvise each
+        i = now.find(1)
+        while i >= 0:
+            end = now.find(0, i)
+            end = self.pages if end < 0 else end
+            _libc.madvise(self.addr + i * PAGE, (end - i) * PAGE, MADV_POPULATE_READ)
+            i = now.find(1, end)
+        self.held = now
 
 
 def _files(trees):
@@ -99,8 +97,9 @@ class Holder:
         self.thread = threading.Thread(target=self._loop, daemon=True)
 
     def sweep(self):
-        """Touches what became cached since the last sweep; pages touched."""
-        return sum(m.hold() for m in self.maps)
+        """Maps what became cached since the last sweep."""
+        for m in self.maps:
+            m.hold()
 
     def held_bytes(self):
         """What the last sweep found cached (and mapped)."""

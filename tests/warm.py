@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.join(HERE, "integration"))
 import hold  # noqa: E402
 import test_evaluate  # noqa: E402
 import test_evaluate_languages  # noqa: E402
+import test_languages  # noqa: E402
 
 BUILD = os.environ.get("BUILD", "build")
 GAOL_RUN = os.path.join(REPO, BUILD, "gaol-run") if not os.path.isabs(BUILD) \
@@ -43,31 +44,12 @@ LANES = 2
 PER_LANGUAGE_S = 180
 
 
-def read(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError:
-        return None
-
-
 def run_body(slug):
     """POST /run of the language's Codebattle example (its a+b example where
-    it has none), or None."""
+    it has none)."""
     ex = os.path.join(HERE, "integration", "examples", slug)
-    ex = os.path.join(ex, "codebattle") if os.path.isdir(os.path.join(ex, "codebattle")) \
-        else os.path.join(ex, "sum")
-    manifest = json.loads(read(os.path.join(REPO, "langs", slug, "lang.json")) or "{}")
-    solution = read(os.path.join(ex, manifest.get("solution_file") or "-"))
-    if solution is None:
-        return None
-    body = {"lang_slug": slug, "solution_text": solution, "timeout": "60s"}
-    if manifest.get("checker_file"):
-        body["checker_text"] = read(os.path.join(ex, manifest["checker_file"])) or ""
-    asserts = read(os.path.join(ex, "asserts.json"))
-    if asserts is not None:
-        body["asserts"] = asserts
-    return body
+    return test_languages.example(
+        slug, "codebattle" if os.path.isdir(os.path.join(ex, "codebattle")) else "sum")[0]
 
 
 def programs():
@@ -82,9 +64,8 @@ def programs():
         work.append((slug, "evaluate", {
             "language": slug, "code": p["ok"],
             "test_cases": [{"input": "1 2", "expected_output": "3"}]}))
-        body = run_body(slug)
-        if body:
-            work.append((slug, "run", body))
+        if os.path.isdir(os.path.join(HERE, "integration", "examples", slug)):
+            work.append((slug, "run", run_body(slug)))
     return work
 
 
