@@ -11,9 +11,14 @@ the ratios, medians throughout), with the target met or not.
             GAOL_LANG_CACHE=0 (every start runs its shells): each spawned
             straight (no shell), one of each in turn, medians.
             Target: gaol-run <= isolate --run.
-  cpp       Codebattle's C++ checker and solution (examples/cpp/codebattle)
-            through POST /run against a bare `g++ -std=c++17 -O2` of the
-            same two files, alternating.  Target: <= 0.35x.
+  cpp       Codebattle's C++ checker and solution through POST /run
+            against a bare `g++ -std=c++17 -O2` of the same two files,
+            alternating, for both of Codebattle's checker styles: the one
+            before 2026-05 (examples/cpp/codebattle: nlohmann/json with
+            fifo_map) and the current one (examples/cpp/codebattle-current:
+            RunTest and SendError, whose bare build also takes
+            `-include cb/prelude.hpp` and cb/runtime.cpp, as Codebattle's
+            image supplies them).  Target: <= 0.35x.
   jvm       java and kotlin a+b (examples/<slug>/sum) through POST /run,
             with the class-data-sharing archives of `make prepare` and
             without (a copy of the language directory without them, slug
@@ -167,7 +172,14 @@ def run_example(port, slug, ex, as_slug=None):
 
 
 def bench_cpp(port, runs):
-    d = os.path.join(gh.EXAMPLES, "cpp", "codebattle")
+    for case, label, extra in (("codebattle", "C++ codebattle /run (ms)", []),
+                               ("codebattle-current", "C++ codebattle current checker /run (ms)",
+                                ["-include", "cb/prelude.hpp", "cb/runtime.cpp"])):
+        bench_cpp_case(port, runs, case, label, extra)
+
+
+def bench_cpp_case(port, runs, case, label, extra):
+    d = os.path.join(gh.EXAMPLES, "cpp", case)
     work = tempfile.mkdtemp(prefix="gaol-bench-cpp-")
     try:
         shutil.copytree(os.path.join(LANGS, "cpp"), os.path.join(work, "cpp"), symlinks=True)
@@ -175,10 +187,10 @@ def bench_cpp(port, runs):
         for f in ("checker.cpp", "solution.cpp"):
             shutil.copy(os.path.join(d, f), check)
         # The checker includes solution.cpp: both files, one command.
-        bare_cmd = ["/usr/bin/g++", "-std=c++17", "-O2", "-o", "checker", "check/checker.cpp"]
+        bare_cmd = ["/usr/bin/g++", "-std=c++17", "-O2", "-o", "checker", "check/checker.cpp"] + extra
         svc, bare, cpu = [], [], []
         for i in range(runs + 1):
-            w, c = run_example(port, "cpp", "codebattle")
+            w, c = run_example(port, "cpp", case)
             t0 = time.monotonic()
             subprocess.run(bare_cmd, cwd=os.path.join(work, "cpp"), check=True)
             b = (time.monotonic() - t0) * 1000.0
@@ -187,7 +199,7 @@ def bench_cpp(port, runs):
                 cpu.append(c)
                 bare.append(b)
         g, p = median(svc), median(bare)
-        row("C++ codebattle /run (ms)", g, "bare g++ -std=c++17 -O2", p, "<= 0.35x", g / p <= 0.35,
+        row(label, g, "bare g++ -std=c++17 -O2", p, "<= 0.35x", g / p <= 0.35,
             "run cpu %.0f ms" % median(cpu))
     finally:
         shutil.rmtree(work, ignore_errors=True)

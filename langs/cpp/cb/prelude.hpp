@@ -6,7 +6,7 @@
 // results, what) when an assert throws, and, through them, cb::emit, which
 // writes a value as JSON.  The image force-includes its prelude (with
 // <bits/stdc++.h> and `using namespace std`) and links a prebuilt runtime.
-// This is gaol's own equivalent: `make test` forces pch/run.hpp, which
+// This is gaol's own equivalent: `make test` forces pch/cb.hpp (or run.hpp), which
 // includes this file, and links cb/runtime.o (both built by `make prepare`).
 //
 // Records, one per line, as the parser (output_parser_v2.ex) reads them:
