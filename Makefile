@@ -226,8 +226,15 @@ PYTEST = /usr/bin/python3 -m pytest -p no:cacheprovider -q
 # cold page cache on a slow disk is not what a client's own wall-clock
 # limit should meet (CI three times: Rust's Codebattle /run 19.5 s at
 # 118-515 ms CPU).
+#
+# SANITIZE=1 runs the toolchain matrix (every language's a+b, the clients'
+# checkers, each language's limits) for SAN_LANGS only (tests/lang_select.py
+# deselects the others' tests): the sanitizers watch gaol's C, which every
+# language drives alike, and the plain pass has run all of them already.
+SAN_LANGS ?= c cpp python js golang
 integration:
-	BUILD=$(BUILD) /usr/bin/python3 tests/warm.py $(PYTEST) tests/integration
+	BUILD=$(BUILD) $(if $(filter 1,$(SANITIZE)),PYTHONPATH=$(CURDIR)/tests GAOL_TEST_LANGS="$(SAN_LANGS)") \
+	  /usr/bin/python3 tests/warm.py $(PYTEST) $(if $(filter 1,$(SANITIZE)),-p lang_select) tests/integration
 isolation:
 	@if ls tests/isolation/test_*.py >/dev/null 2>&1; then BUILD=$(BUILD) $(PYTEST) tests/isolation; \
 	 else echo "isolation: no tests yet"; fi
