@@ -146,16 +146,52 @@ static void begin_stop(struct pool *p)
 	p->stop_w = -1;
 }
 
+/* A read of a request on the master's sockets may block this long before
+ * the connection is dropped: libfcgi reads with blocking reads, and a client
+ * that connects and sends nothing must not hold the master (or the /health
+ * child). */
+#define HEALTH_READ_MS 200
+
+static void on_read_tick(int sig)
+{
+	(void)sig;
+}
+
+/* on: SIGALRM every HEALTH_READ_MS, its handler without SA_RESTART, so a
+ * read that blocks fails with EINTR and libfcgi drops that connection and
+ * takes the next; off: the timer stopped first, then SIGALRM's default
+ * again (the workers forked later, and what they run, inherit it). */
+static int read_ticks(bool on)
+{
+	struct itimerval tick = {
+		.it_interval = { 0, HEALTH_READ_MS * 1000 },
+		.it_value = { 0, HEALTH_READ_MS * 1000 },
+	};
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	struct sigaction sa = { .sa_handler = on ? on_read_tick : SIG_DFL };
+
+	sigemptyset(&sa.sa_mask);
+	if (!on && setitimer(ITIMER_REAL, &off, NULL) < 0)
+		return -1;
+	if (sigaction(SIGALRM, &sa, NULL) < 0)
+		return -1;
+	return on ? setitimer(ITIMER_REAL, &tick, NULL) : 0;
+}
+
 /* While stopping: whatever is waiting on the socket gets 503.  The socket is
- * non-blocking, so this ends with EAGAIN once the queue is empty. */
+ * non-blocking, so this ends with EAGAIN once the queue is empty; a client
+ * that sends nothing is dropped after HEALTH_READ_MS. */
 static void refuse_queued(struct pool *p)
 {
+	if (read_ticks(true) < 0)
+		fprintf(stderr, "gaol-fcgi: master: read timer: %s\n", strerror(errno));
 	for (int i = 0; i < REFUSE_BATCH; i++) {
 		if (FCGX_Accept_r(&p->refused) < 0)
 			break;
 		http_refuse_stopping(&p->refused);
 	}
 	FCGX_Finish_r(&p->refused);
+	read_ticks(false);
 }
 
 static void describe_exit(int status, char *buf, size_t size)
@@ -232,15 +268,6 @@ static unsigned workers_alive(const struct pool *p)
 	return alive;
 }
 
-/* A /health client's read may block this long before the connection is
- * dropped (the answerer's timer interrupts it). */
-#define HEALTH_READ_MS 200
-
-static void on_health_tick(int sig)
-{
-	(void)sig;
-}
-
 /* Answers what is queued on the /health socket: 503 while stopping, else
  * whether a worker is alive (ok). */
 static void serve_health_queue(struct pool *p, bool ok)
@@ -269,21 +296,19 @@ static void answer_health(struct pool *p)
 	pid_t pid = fork();
 
 	if (pid < 0) {
-		/* Answered here, reads blocking: polled again, the
-		 * socket would only ask for another fork at once. */
+		/* Answered here, its reads cut as in the child: polled
+		 * again, the socket would only ask for another fork. */
 		fprintf(stderr, "gaol-fcgi: master: fork for /health: %s; "
 			"answering it in the master\n", strerror(errno));
+		read_ticks(true);
 		serve_health_queue(p, ok);
+		read_ticks(false);
 		return;
 	}
 	if (pid > 0) {
 		p->health_child = pid;
 		return;
 	}
-	struct itimerval tick = {
-		.it_interval = { 0, HEALTH_READ_MS * 1000 },
-		.it_value = { 0, HEALTH_READ_MS * 1000 },
-	};
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != p->master)
 		_exit(1);
 	prctl(PR_SET_NAME, "gaol-health");
@@ -293,9 +318,7 @@ static void answer_health(struct pool *p)
 	close(p->listen_fd);
 	if (p->stop_w >= 0)
 		close(p->stop_w);
-	struct sigaction sa = { .sa_handler = on_health_tick };   /* no SA_RESTART */
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGALRM, &sa, NULL) < 0 || setitimer(ITIMER_REAL, &tick, NULL) < 0)
+	if (read_ticks(true) < 0)
 		_exit(1);
 	sigprocmask(SIG_SETMASK, &p->usual, NULL);
 	serve_health_queue(p, ok);

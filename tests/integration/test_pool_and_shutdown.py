@@ -4,6 +4,7 @@ configuration value stops the start naming the variable."""
 
 import os
 import signal
+import socket
 import threading
 import time
 
@@ -107,13 +108,14 @@ def _wait_stopped_by_itself(s, sockets):
     try:
         rc = s.proc.wait(timeout=20)
     except Exception:
-        pytest.fail("stack still running 20s after /shutdown:\n%s" % s.log_text())
+        pytest.fail("stack still running 20s after it was told to stop:\n%s\n%s"
+                    % (s.diagnose(), s.log_text()))
     s.stopped = True
     s.sockets = sockets
     s.wait_gone()
     problems = s.leftovers()
     assert not problems, "%s\n%s" % (problems, s.log_text())
-    assert rc == 0, "stack.sh exited %s after /shutdown:\n%s" % (rc, s.log_text())
+    assert rc == 0, "stack.sh exited %s after the stop:\n%s" % (rc, s.log_text())
 
 
 def test_shutdown_200_then_graceful_stop_inflight_run_finishes(make_stack):
@@ -132,6 +134,38 @@ def test_shutdown_200_then_graceful_stop_inflight_run_finishes(make_stack):
     assert "finished" in r.json()["stdout"], r
     # And then the whole stack stops by itself.
     _wait_stopped_by_itself(s, sockets)
+
+
+def test_silent_clients_on_the_pool_socket_do_not_hold_a_stopping_master(make_stack):
+    # While stopping, the master answers what waits on the pool socket with
+    # 503 itself, and libfcgi reads a request with blocking reads: a client
+    # there (a front end's connection) that connected and sent nothing, or
+    # half a record, held the master, and the stop never ended.  The one
+    # worker is busy in a run, so the clients stay queued for the master.
+    mounts = gh.mountinfo()
+    s = make_stack("silent-pool", concurrency=1)
+    s.remember_pids()
+    sockets = s.socket_paths()
+    inflight = {}
+    t = _start_slow_run(s, inflight)
+    silent = []
+    try:
+        for i in range(3):
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            c.connect(s.fcgi_socket())
+            if i == 1:
+                c.sendall(b"\x01\x01\x00")          # half a FastCGI record header
+            silent.append(c)
+        os.kill(s.fcgi_master(), signal.SIGTERM)
+        t.join(30)
+        r = inflight.get("r")
+        assert r is not None and r.status == 200, r
+        assert "finished" in r.json()["stdout"], r
+        _wait_stopped_by_itself(s, sockets)
+    finally:
+        for c in silent:
+            c.close()
+    assert gh.host_left_clean(s, mounts) == []
 
 
 def test_503_while_shutting_down(make_stack):
