@@ -33,6 +33,7 @@
 #include <sys/socket.h>
 
 #include "http.h"
+#include "worker.h"
 #include "metrics.h"
 #include "reqlog.h"
 #include "status.h"
@@ -497,7 +498,9 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 		log.route = r->path;
 		/* A slot is busy while it runs a request's sandboxes. */
 		metrics_slot_busy(e->slot_index, r->takes_body);
-		if (!r->takes_body || read_body(&e->cfg, path, req, &body, &len, &a) == 0) {
+		int got = r->takes_body ? read_body(&e->cfg, path, req, &body, &len, &a) : 0;
+		read_timer(0, 0);       /* the worker's deadline for the request's reads */
+		if (got == 0) {
 			e->stream = r->handle == handle_evaluate ? &stream : NULL;
 			e->client = r->takes_body ? &client : NULL;
 			after = r->handle(e, body, len, &a);

@@ -152,30 +152,12 @@ static void begin_stop(struct pool *p)
  * child). */
 #define HEALTH_READ_MS 200
 
-static void on_read_tick(int sig)
-{
-	(void)sig;
-}
-
-/* on: SIGALRM every HEALTH_READ_MS, its handler without SA_RESTART, so a
- * read that blocks fails with EINTR and libfcgi drops that connection and
- * takes the next; off: the timer stopped first, then SIGALRM's default
- * again (the workers forked later, and what they run, inherit it). */
+/* on: SIGALRM every HEALTH_READ_MS, so a read that blocks fails with EINTR
+ * and libfcgi drops that connection and takes the next; off: SIGALRM's
+ * default again (the workers forked later inherit it). */
 static int read_ticks(bool on)
 {
-	struct itimerval tick = {
-		.it_interval = { 0, HEALTH_READ_MS * 1000 },
-		.it_value = { 0, HEALTH_READ_MS * 1000 },
-	};
-	struct itimerval off = { { 0, 0 }, { 0, 0 } };
-	struct sigaction sa = { .sa_handler = on ? on_read_tick : SIG_DFL };
-
-	sigemptyset(&sa.sa_mask);
-	if (!on && setitimer(ITIMER_REAL, &off, NULL) < 0)
-		return -1;
-	if (sigaction(SIGALRM, &sa, NULL) < 0)
-		return -1;
-	return on ? setitimer(ITIMER_REAL, &tick, NULL) : 0;
+	return on ? read_timer(HEALTH_READ_MS, HEALTH_READ_MS) : read_timer(0, 0);
 }
 
 /* While stopping: whatever is waiting on the socket gets 503.  The socket is

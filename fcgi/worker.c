@@ -40,6 +40,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +73,29 @@ int install_handler(int sig, void (*handler)(int))
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
 	return sigaction(sig, &sa, NULL);
+}
+
+static void on_read_timer(int sig)
+{
+	(void)sig;
+}
+
+int read_timer(unsigned first_ms, unsigned every_ms)
+{
+	struct itimerval t = {
+		.it_interval = { every_ms / 1000, (every_ms % 1000) * 1000 },
+		.it_value = { first_ms / 1000, (first_ms % 1000) * 1000 },
+	};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = first_ms ? on_read_timer : SIG_DFL;     /* no SA_RESTART */
+	sigemptyset(&sa.sa_mask);
+	if (!first_ms && setitimer(ITIMER_REAL, &t, NULL) < 0)
+		return -1;
+	if (sigaction(SIGALRM, &sa, NULL) < 0)
+		return -1;
+	return first_ms ? setitimer(ITIMER_REAL, &t, NULL) : 0;
 }
 
 enum wake {
@@ -200,8 +224,13 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 		if (w == WAKE_AGAIN)
 			continue;
 
+		/* Till the body is read: http_serve stops it before a handler. */
+		if (read_timer(REQUEST_READ_MS, REQUEST_READ_MS) < 0)
+			fprintf(stderr, "gaol-fcgi: slot %u: read timer: %s\n", slot,
+				strerror(errno));
 		rc = FCGX_Accept_r(&req);
 		if (rc < 0) {
+			read_timer(0, 0);
 			if (rc > -4096 && accept_error_is_transient(-rc))
 				continue;
 			fprintf(stderr, "gaol-fcgi: slot %u: accept: %s\n", slot,
@@ -210,11 +239,13 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 			break;
 		}
 		if (*stopping) {
+			read_timer(0, 0);
 			http_refuse_stopping(&req);
 			FCGX_Finish_r(&req);
 			continue;
 		}
 		after = http_serve(&e, &req);
+		read_timer(0, 0);       /* a path with no route: not stopped yet */
 		/* The 200 of /shutdown is still in libfcgi's buffer: the pool is
 		 * marked stopping before a client can read it and send more. */
 		if (after == HTTP_AFTER_SHUTDOWN) {

@@ -168,6 +168,34 @@ def test_silent_clients_on_the_pool_socket_do_not_hold_a_stopping_master(make_st
     assert gh.host_left_clean(s, mounts) == []
 
 
+def test_a_stalled_client_on_the_pool_socket_holds_a_worker_for_10s_at_most(make_stack):
+    # A worker reads a request with libfcgi's blocking reads: a client on the
+    # pool socket that sent half a record and then nothing held the worker,
+    # and its slot, for as long as it stayed connected (libfcgi itself drops
+    # a unix-socket connection that sends nothing at all for 2 s).  It is
+    # dropped 10 s after the worker took it (REQUEST_READ_MS), and the slot
+    # serves again.
+    mounts = gh.mountinfo()
+    s = make_stack("silent-worker", concurrency=1)
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.connect(s.fcgi_socket())
+    c.sendall(b"\x01\x01\x00")          # half a FastCGI record header
+    try:
+        time.sleep(0.5)         # the one worker has taken it
+        t0 = time.monotonic()
+        r = s.run({"lang_slug": "python", "solution_text": gh.py_source("result = 5")},
+                  timeout=40)
+        took = time.monotonic() - t0
+        assert r.status == 200 and r.json()["exit_code"] == 0, r
+        assert 5 < took < 15, "the /run behind the silent client took %.1f s" % took
+        c.settimeout(1)
+        assert c.recv(16) == b"", "the silent client was not dropped"
+    finally:
+        c.close()
+    s.stop_clean()
+    assert gh.host_left_clean(s, mounts) == []
+
+
 def test_503_while_shutting_down(make_stack):
     """While an in-flight run drains after /shutdown, new work is refused
     with 503 (or the listener is already closed): never run."""
