@@ -310,6 +310,17 @@ def free_port():
         return s.getsockname()[1]
 
 
+def stalled_client(path, half_record=False):
+    """A client connected to the unix socket path that sends nothing more:
+    nothing at all, or half a FastCGI record header (which gets it past
+    libfcgi's own drop of a unix connection that sends nothing for 2 s)."""
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.connect(path)
+    if half_record:
+        c.sendall(b"\x01\x01\x00")
+    return c
+
+
 def mountinfo():
     """Mount points of this mount namespace, as a multiset of lines without
     the mount ids (which are what change when a mount is replaced)."""

@@ -5,7 +5,6 @@ as it was (gh.host_left_clean after the stack's clean stop)."""
 
 import os
 import signal
-import socket
 import statistics
 import threading
 import time
@@ -116,13 +115,7 @@ def test_silent_clients_on_the_health_socket_do_not_stall_the_master(make_stack)
     assert s.get("/health").status == 200
     path = s.fcgi_socket()[:-len(".sock")] + "-health.sock"
     assert os.path.exists(path), path
-    silent = []
-    for i in range(3):
-        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        c.connect(path)
-        if i == 1:
-            c.sendall(b"\x01\x01\x00")          # half a FastCGI record header
-        silent.append(c)
+    silent = [gh.stalled_client(path, half_record=(i == 1)) for i in range(3)]
     try:
         times = []
         for _ in range(3):

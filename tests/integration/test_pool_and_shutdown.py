@@ -4,7 +4,6 @@ configuration value stops the start naming the variable."""
 
 import os
 import signal
-import socket
 import threading
 import time
 
@@ -151,11 +150,7 @@ def test_silent_clients_on_the_pool_socket_do_not_hold_a_stopping_master(make_st
     silent = []
     try:
         for i in range(3):
-            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            c.connect(s.fcgi_socket())
-            if i == 1:
-                c.sendall(b"\x01\x01\x00")          # half a FastCGI record header
-            silent.append(c)
+            silent.append(gh.stalled_client(s.fcgi_socket(), half_record=(i == 1)))
         os.kill(s.fcgi_master(), signal.SIGTERM)
         t.join(30)
         r = inflight.get("r")
@@ -177,9 +172,7 @@ def test_a_stalled_client_on_the_pool_socket_holds_a_worker_for_10s_at_most(make
     # serves again.
     mounts = gh.mountinfo()
     s = make_stack("silent-worker", concurrency=1)
-    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    c.connect(s.fcgi_socket())
-    c.sendall(b"\x01\x01\x00")          # half a FastCGI record header
+    c = gh.stalled_client(s.fcgi_socket(), half_record=True)
     try:
         time.sleep(0.5)         # the one worker has taken it
         t0 = time.monotonic()
