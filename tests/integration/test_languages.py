@@ -135,3 +135,35 @@ def test_python_wrong_answer_still_exits_0_with_records(stack):
     assert doc["exit_code"] == 0, doc
     values = [x.get("value") for x in gh.records(doc["stdout"]) if x.get("type") == "result"]
     assert values == [a - b for a, b in SUM_ASSERTS["arguments"]], doc
+
+
+# What the cpp recipe forces in before a checker's first line (langs/cpp/Makefile):
+# nlohmann/json precompiled (pch/run.hpp) when the checker or solution names it
+# or gaol_records.hpp, which includes it; else only the standard library and
+# Codebattle's prelude (pch/cb.hpp), whose builds are 4x shorter.  A checker
+# that gets the other one still builds, only slower: the preprocessor tells.
+# (The "current" checker must not name the library in any form the recipe
+# looks for, its #error text included.)
+CPP_PCH_CASES = {
+    "gaol_records": ('#include "gaol_records.hpp"\n', True),
+    "json.hpp": ('#include "../json.hpp"\n', True),
+    "nlohmann": ("#include <nlohmann/json.hpp>\n", True),
+    "current": ("", False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CPP_PCH_CASES))
+def test_cpp_checker_gets_the_precompiled_header_of_what_it_includes(stack, case):
+    require_installed(stack, "cpp")
+    include, json_forced = CPP_PCH_CASES[case]
+    checker = ("#if %sdefined(INCLUDE_NLOHMANN_JSON_HPP_)\n"
+               "#error the JSON library was %sforced in\n#endif\n"
+               "#ifndef _GLIBCXX_RELEASE\n#error the standard library was not forced in\n#endif\n"
+               "%s#include \"solution.cpp\"\n"
+               "int main() { std::cout << solution() << std::endl; }\n"
+               % ("!" if json_forced else "", "not " if json_forced else "", include))
+    r = stack.run({"lang_slug": "cpp", "checker_text": checker, "timeout": "60s",
+                   "solution_text": "int solution() { return 42; }\n"}, timeout=120)
+    assert r.status == 200, r
+    doc = r.json()
+    assert (doc["exit_code"], doc["stdout"]) == (0, "42\n"), doc
