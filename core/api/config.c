@@ -413,6 +413,14 @@ static int get_request_bounds(struct gaol_config *cfg, char *err, size_t errlen)
 		  cfg->request_budget_ms < 1000))
 		return fail(err, errlen, "RUN_REQUEST_BUDGET=\"%s\": not a duration "
 			    "of at least 1s (\"120s\", \"90000ms\")", v);
+	/* A build's wall clock: 10 s, as CompiCode's; a slow host (an
+	 * emulated one, a small VM) may need more for C++ or Rust. */
+	cfg->eval_compile_ms = EVAL_COMPILE_TIMEOUT_MS;
+	v = env("RUN_EVAL_COMPILE_TIMEOUT");
+	if (v && (timeout_parse(v, &cfg->eval_compile_ms) < 0 ||
+		  cfg->eval_compile_ms < 1000 || cfg->eval_compile_ms > 600000))
+		return fail(err, errlen, "RUN_EVAL_COMPILE_TIMEOUT=\"%s\": not a "
+			    "duration from 1s to 10m (\"10s\")", v);
 	cfg->lang_shell_timeout_ms = LANG_START_TIMEOUT_MS;
 	v = env("RUN_LANG_START_TIMEOUT");
 	if (v && (timeout_parse(v, &cfg->lang_shell_timeout_ms) < 0 ||

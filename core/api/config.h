@@ -21,6 +21,7 @@
  * rustc's `make -n` (rustc names its library directory) read 90 MB for 18 s
  * on one start. */
 #define LANG_START_TIMEOUT_MS 30000
+#define EVAL_COMPILE_TIMEOUT_MS 10000   /* RUN_EVAL_COMPILE_TIMEOUT's default */
 
 struct gaol_config {
 	unsigned concurrency;           /* RUN_CONCURRENCY: slots, nginx limit_conn */
@@ -44,6 +45,7 @@ struct gaol_config {
 					     * memory_limit_mb, bytes; 0 = each
 					     * language's own memory limit */
 	long eval_time_max_ms;          /* RUN_TIME_LIMIT_MAX: ceiling of time_limit_ms */
+	long eval_compile_ms;           /* RUN_EVAL_COMPILE_TIMEOUT: a build's wall clock */
 	unsigned eval_parallel;         /* RUN_EVAL_PARALLEL: test cases at once */
 	unsigned long long eval_cache_max; /* RUN_EVAL_CACHE_MAX: compile cache bytes */
 	unsigned long long eval_build_max; /* RUN_EVAL_BUILD_MAX: data bytes a build

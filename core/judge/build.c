@@ -119,12 +119,13 @@ static int keep(struct engine *e, const char *cache_dir, const struct cache_key 
 
 /* CompiCode's text for a failed build: "Compilation Error:\n<what the
  * compiler said>" (line ends made LF), or its timeout text. */
-static char *build_error(const struct sandbox_result *res, const char *output, size_t len)
+static char *build_error(const struct sandbox_result *res, long limit_ms,
+			 const char *output, size_t len)
 {
 	char *s = NULL;
 	if (res->timed_out) {
 		if (asprintf(&s, "Compilation Timeout (over %g seconds)",
-			     EVAL_COMPILE_TIMEOUT_MS / 1000.0) < 0)
+			     limit_ms / 1000.0) < 0)
 			return NULL;
 		return s;
 	}
@@ -148,11 +149,11 @@ static int run_build(struct engine *e, const struct lang *lang, const struct eva
 		.command = lang->build_cmd,
 		.files = &file,
 		.n_files = 1,
-		.timeout_ms = EVAL_COMPILE_TIMEOUT_MS,
+		.timeout_ms = e->cfg.eval_compile_ms,
 		/* A compiler read from a cold page cache on a slow disk
 		 * spends its wait in state D: up to as long again of that
 		 * is not charged (docs/api.md, "How a request is judged"). */
-		.excuse_blocked_ms = EVAL_COMPILE_TIMEOUT_MS,
+		.excuse_blocked_ms = e->cfg.eval_compile_ms,
 		.output_max = e->cfg.output_max,
 		.export_dir = out,
 		.export_max_bytes = e->cfg.eval_build_max,
@@ -170,7 +171,8 @@ static int run_build(struct engine *e, const struct lang *lang, const struct eva
 	b->json = describe_run(e, b->ok, &res);
 	if (!b->ok) {
 		const char *text = json_object_get_string(json_object_object_get(b->json, "output"));
-		b->error = build_error(&res, text ? text : "", text ? strlen(text) : 0);
+		b->error = build_error(&res, e->cfg.eval_compile_ms, text ? text : "",
+				       text ? strlen(text) : 0);
 	}
 	sandbox_result_free(&res);
 	return 0;

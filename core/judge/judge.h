@@ -44,7 +44,6 @@ struct eval_request {
 #define EVAL_MEMORY_MIN_MB 8
 #define EVAL_MEMORY_MAX_MB 16384
 #define EVAL_TESTS_MAX 1000
-#define EVAL_COMPILE_TIMEOUT_MS 10000
 
 /* Parses an /evaluate body.  Returns 0, or -1 with the reason (OUTCOME_INVALID). */
 int eval_request_parse(const char *body, size_t len, struct eval_request *r,

@@ -1,7 +1,8 @@
 """docs/api.md ("How a request is judged", step 1): an /evaluate build has
 10 s of wall clock, not counting up to 10 s more in which a thread of it
 waited in the kernel uninterruptibly (state D: a compiler faulting its files
-in from a cold page cache on a slow disk).
+in from a cold page cache on a slow disk).  RUN_EVAL_COMPILE_TIMEOUT sets
+the 10 s (and so the excuse's cap).
 
 Through the real gaol-run, with a language of the test's own whose build
 recipe is a small C program: `d N` makes its parent wait N seconds in state
@@ -56,12 +57,12 @@ def waiter():
         yield {"langs": os.path.join(tmp, "langs"), "env": env}
 
 
-def build(ctx, how, slot):
+def build(ctx, how, slot, env=None):
     body = {"language": "waiter", "code": how,
             "test_cases": [{"input": "", "expected_output": "3"}]}
     t0 = time.monotonic()
     p = subprocess.run([GAOL_RUN, "--langs", ctx["langs"], "--slot", str(slot)],
-                       input=json.dumps(body).encode(), env=ctx["env"],
+                       input=json.dumps(body).encode(), env=dict(ctx["env"], **(env or {})),
                        capture_output=True, timeout=120)
     assert p.returncode in (0, 1), p.stderr
     doc = json.loads(p.stdout)
@@ -107,3 +108,38 @@ def test_the_excuse_has_a_cap(answers, waiter):
     while gh.processes_of_uids(lo, lo + 3) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert gh.processes_of_uids(lo, lo + 3) == {}
+
+
+@pytest.fixture(scope="module")
+def answers_2s(waiter):
+    """The same language with RUN_EVAL_COMPILE_TIMEOUT=2s (an operator's)."""
+    cases = {"asleep 1 s": "s 1", "asleep 4 s": "s 4", "blocked for ever": "d 600"}
+    with ThreadPoolExecutor(len(cases)) as pool:
+        futures = {name: pool.submit(build, waiter, how, slot,
+                                     {"RUN_EVAL_COMPILE_TIMEOUT": "2s"})
+                   for slot, (name, how) in enumerate(sorted(cases.items()))}
+        return {name: f.result() for name, f in futures.items()}
+
+
+def test_the_operator_sets_the_build_limit(answers_2s):
+    doc, _ = answers_2s["asleep 1 s"]
+    assert doc["compile"]["ok"] is True and doc["results"][0]["verdict"] == "OK", doc
+    doc, _ = answers_2s["asleep 4 s"]
+    c = doc["compile"]
+    assert c["ok"] is False and c["timed_out"] is True, doc
+    assert 2000 <= c["wall_ms"] < 4000, doc
+    r = doc["results"][0]
+    assert r["verdict"] == "CE" and r["error"] == "Compilation Timeout (over 2 seconds)", doc
+    # The excuse for waiting on the disk is capped at the limit too.
+    doc, _ = answers_2s["blocked for ever"]
+    c = doc["compile"]
+    assert c["ok"] is False and c["timed_out"] is True, doc
+    assert 4000 <= c["wall_ms"] < 7000, doc
+
+
+def test_a_build_limit_out_of_range_is_refused_at_start(waiter):
+    for bad in ("500ms", "11m", "10"):
+        p = subprocess.run([GAOL_RUN, "--langs", waiter["langs"], "--slot", "0"],
+                           input=b"{}", env=dict(waiter["env"], RUN_EVAL_COMPILE_TIMEOUT=bad),
+                           capture_output=True, timeout=60)
+        assert p.returncode != 0 and b"RUN_EVAL_COMPILE_TIMEOUT" in p.stderr, (bad, p)

@@ -23,7 +23,7 @@ static const char *const variables[] = {
 	"RUN_EVAL_HIDE_CACHED",
 	"RUN_ANSWER_MAX", "RUN_REQUEST_BUDGET", "RUN_POOL_MEMORY_MAX",
 	"RUN_LANG_START_TIMEOUT", "RUN_EVAL_INPUT_MAX", "RUN_EVAL_OUTPUT_MAX",
-	"RUN_EVAL_STDERR_MAX",
+	"RUN_EVAL_STDERR_MAX", "RUN_EVAL_COMPILE_TIMEOUT",
 };
 
 static struct gaol_config cfg;
@@ -585,6 +585,22 @@ START_TEST(config_lang_start_timeout_default_and_bounds)
 }
 END_TEST
 
+START_TEST(config_eval_compile_timeout_default_and_bounds)
+{
+	loads();
+	ck_assert_int_eq(cfg.eval_compile_ms, EVAL_COMPILE_TIMEOUT_MS);
+	setenv("RUN_EVAL_COMPILE_TIMEOUT", "45s", 1);
+	loads();
+	ck_assert_int_eq(cfg.eval_compile_ms, 45000);
+	setenv("RUN_EVAL_COMPILE_TIMEOUT", "1s", 1);
+	loads();
+	ck_assert_int_eq(cfg.eval_compile_ms, 1000);
+	refuses("RUN_EVAL_COMPILE_TIMEOUT", "999ms");
+	refuses("RUN_EVAL_COMPILE_TIMEOUT", "11m");
+	refuses("RUN_EVAL_COMPILE_TIMEOUT", "10");
+}
+END_TEST
+
 Suite *
 config_suite(void)
 {
@@ -595,6 +611,7 @@ config_suite(void)
 	tcase_add_test(env, config_defaults);
 	tcase_add_test(env, config_request_bounds_default_and_bounds);
 	tcase_add_test(env, config_lang_start_timeout_default_and_bounds);
+	tcase_add_test(env, config_eval_compile_timeout_default_and_bounds);
 	tcase_add_test(env, config_instance_names_the_default_state_dir);
 	tcase_add_test(env, config_rejects_an_instance_that_is_not_one_name);
 	tcase_add_test(env, config_build_limits_fit_the_cache);
