@@ -390,12 +390,24 @@ static int get_eval_build(struct gaol_config *cfg, char *err, size_t errlen)
 			err, errlen);
 }
 
+/* A duration variable: def_ms when unset, else min_ms..max_ms; range says
+ * so in the error ("from 1s to 10m (\"10s\")"). */
+static int get_duration(const char *name, long def_ms, long min_ms, long max_ms,
+			const char *range, long *ms, char *err, size_t errlen)
+{
+	const char *v = env(name);
+
+	*ms = def_ms;
+	if (v && (timeout_parse(v, ms) < 0 || *ms < min_ms || *ms > max_ms))
+		return fail(err, errlen, "%s=\"%s\": not a duration %s", name, v, range);
+	return 0;
+}
+
 /* What one request may cost at most (issue 11): its answer's size and its
  * wall-clock time, whatever its tests ask. */
 static int get_request_bounds(struct gaol_config *cfg, char *err, size_t errlen)
 {
 	unsigned long long n;
-	const char *v = env("RUN_REQUEST_BUDGET");
 
 	if (get_size("RUN_ANSWER_MAX", 16ULL << 20, 65536, &n, err, errlen) == -1)
 		return -1;
@@ -408,26 +420,19 @@ static int get_request_bounds(struct gaol_config *cfg, char *err, size_t errlen)
 	if (cfg->pool_memory_max && cfg->pool_memory_max < 32ULL << 20)
 		return fail(err, errlen, "RUN_POOL_MEMORY_MAX=\"%s\": must be 0 (off) "
 			    "or at least 32m", env("RUN_POOL_MEMORY_MAX"));
-	cfg->request_budget_ms = 120000;
-	if (v && (timeout_parse(v, &cfg->request_budget_ms) < 0 ||
-		  cfg->request_budget_ms < 1000))
-		return fail(err, errlen, "RUN_REQUEST_BUDGET=\"%s\": not a duration "
-			    "of at least 1s (\"120s\", \"90000ms\")", v);
+	if (get_duration("RUN_REQUEST_BUDGET", 120000, 1000, LONG_MAX,
+			 "of at least 1s (\"120s\", \"90000ms\")",
+			 &cfg->request_budget_ms, err, errlen) == -1)
+		return -1;
 	/* A build's wall clock: 10 s, as CompiCode's; a slow host (an
 	 * emulated one, a small VM) may need more for C++ or Rust. */
-	cfg->eval_compile_ms = EVAL_COMPILE_TIMEOUT_MS;
-	v = env("RUN_EVAL_COMPILE_TIMEOUT");
-	if (v && (timeout_parse(v, &cfg->eval_compile_ms) < 0 ||
-		  cfg->eval_compile_ms < 1000 || cfg->eval_compile_ms > 600000))
-		return fail(err, errlen, "RUN_EVAL_COMPILE_TIMEOUT=\"%s\": not a "
-			    "duration from 1s to 10m (\"10s\")", v);
-	cfg->lang_shell_timeout_ms = LANG_START_TIMEOUT_MS;
-	v = env("RUN_LANG_START_TIMEOUT");
-	if (v && (timeout_parse(v, &cfg->lang_shell_timeout_ms) < 0 ||
-		  cfg->lang_shell_timeout_ms < 100 || cfg->lang_shell_timeout_ms > 600000))
-		return fail(err, errlen, "RUN_LANG_START_TIMEOUT=\"%s\": not a "
-			    "duration from 100ms to 10m (\"30s\")", v);
-	return 0;
+	if (get_duration("RUN_EVAL_COMPILE_TIMEOUT", EVAL_COMPILE_TIMEOUT_MS, 1000,
+			 600000, "from 1s to 10m (\"10s\")", &cfg->eval_compile_ms,
+			 err, errlen) == -1)
+		return -1;
+	return get_duration("RUN_LANG_START_TIMEOUT", LANG_START_TIMEOUT_MS, 100, 600000,
+			    "from 100ms to 10m (\"30s\")", &cfg->lang_shell_timeout_ms,
+			    err, errlen);
 }
 
 /* POST /evaluate's own: lanes, cache, and CompiCode's limits (16 MiB
