@@ -595,6 +595,9 @@ START_TEST(config_eval_compile_timeout_default_and_bounds)
 	setenv("RUN_EVAL_COMPILE_TIMEOUT", "1s", 1);
 	loads();
 	ck_assert_int_eq(cfg.eval_compile_ms, 1000);
+	setenv("RUN_EVAL_COMPILE_TIMEOUT", "10m", 1);
+	loads();
+	ck_assert_int_eq(cfg.eval_compile_ms, 600000);
 	refuses("RUN_EVAL_COMPILE_TIMEOUT", "999ms");
 	refuses("RUN_EVAL_COMPILE_TIMEOUT", "11m");
 	refuses("RUN_EVAL_COMPILE_TIMEOUT", "10");
