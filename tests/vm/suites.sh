@@ -57,11 +57,13 @@ suite unit env GAOL_LANGS_DIR="$PWD/langs" "$BUILD/unit-tests"
 suite isolation $PYTEST tests/isolation
 # Under TCG a first build reads its compiler and precompiled header (124-139
 # MB for C++) over 9p with a cold cache: the first C++ judge build measured
-# 9.3 s of CPU (over /evaluate's fixed 10 s compile limit: CE), then 6.5-6.7
-# s; the first C++ /run of a checker with nlohmann/json 59.5 s (its 60 s
-# timeout), then 34-46 s.  tests/warm.py first makes one a+b /evaluate and
-# one /run of the example of each of the guest's languages through gaol-run,
-# as a host's cache is after its first requests; its answers are not judged.
+# 9.3 s of CPU (near /evaluate's 10 s compile limit, RUN_EVAL_COMPILE_TIMEOUT),
+# then 6.5-6.7 s; the first C++ /run of a checker with nlohmann/json 21-25 s,
+# then 14-23 s (a cold one once took 59.5 s of its 60 s timeout, when those
+# checkers parsed nlohmann/json per build).  tests/warm.py first makes one
+# a+b /evaluate and one /run of the example of each of the guest's languages
+# through gaol-run, as a host's cache is after its first requests; its
+# answers are not judged.
 case " ${GAOL_VM_LANGS:-python c cpp js} " in
   *" all "*) /usr/bin/python3 tests/warm.py ;;
   *) GAOL_TEST_LANGS="${GAOL_VM_LANGS:-python c cpp js}" /usr/bin/python3 tests/warm.py ;;
