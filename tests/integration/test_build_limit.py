@@ -69,13 +69,28 @@ def build(ctx, how, slot, env=None):
     return doc, time.monotonic() - t0
 
 
-@pytest.fixture(scope="module")
-def answers(waiter):
-    cases = {"blocked 12 s": "d 12", "asleep 12 s": "s 12", "blocked for ever": "d 600"}
+def build_side_by_side(ctx, cases, env=None):
+    """{name: how}: each build in a slot of its own, all at once; {name:
+    (answer, seconds)}."""
     with ThreadPoolExecutor(len(cases)) as pool:
-        futures = {name: pool.submit(build, waiter, how, slot)
+        futures = {name: pool.submit(build, ctx, how, slot, env)
                    for slot, (name, how) in enumerate(sorted(cases.items()))}
         return {name: f.result() for name, f in futures.items()}
+
+
+def assert_timed_out(doc, least_ms, below_ms):
+    """The build was stopped by its limit, after least_ms to below_ms, and
+    judged CE."""
+    c = doc["compile"]
+    assert c["ok"] is False and c["timed_out"] is True, doc
+    assert least_ms <= c["wall_ms"] < below_ms, doc
+    assert doc["results"][0]["verdict"] == "CE", doc
+
+
+@pytest.fixture(scope="module")
+def answers(waiter):
+    return build_side_by_side(waiter, {"blocked 12 s": "d 12", "asleep 12 s": "s 12",
+                                       "blocked for ever": "d 600"})
 
 
 def test_waiting_for_the_disk_is_excused(answers):
@@ -88,19 +103,13 @@ def test_waiting_for_the_disk_is_excused(answers):
 
 def test_sleeping_is_not_excused(answers):
     doc, _ = answers["asleep 12 s"]
-    c = doc["compile"]
-    assert c["ok"] is False and c["timed_out"] is True, doc
-    assert 10000 <= c["wall_ms"] < 12000, doc
-    r = doc["results"][0]
-    assert r["verdict"] == "CE" and r["error"] == "Compilation Timeout (over 10 seconds)", doc
+    assert_timed_out(doc, 10000, 12000)
+    assert doc["results"][0]["error"] == "Compilation Timeout (over 10 seconds)", doc
 
 
 def test_the_excuse_has_a_cap(answers, waiter):
     doc, _ = answers["blocked for ever"]
-    c = doc["compile"]
-    assert c["ok"] is False and c["timed_out"] is True, doc
-    assert 20000 <= c["wall_ms"] < 23000, doc
-    assert doc["results"][0]["verdict"] == "CE", doc
+    assert_timed_out(doc, 20000, 23000)
     # Nothing of the blocked build is left: no process of the three slots'
     # UIDs.
     lo = int(waiter["env"]["RUN_UID_BASE"])
@@ -113,28 +122,20 @@ def test_the_excuse_has_a_cap(answers, waiter):
 @pytest.fixture(scope="module")
 def answers_2s(waiter):
     """The same language with RUN_EVAL_COMPILE_TIMEOUT=2s (an operator's)."""
-    cases = {"asleep 1 s": "s 1", "asleep 4 s": "s 4", "blocked for ever": "d 600"}
-    with ThreadPoolExecutor(len(cases)) as pool:
-        futures = {name: pool.submit(build, waiter, how, slot,
-                                     {"RUN_EVAL_COMPILE_TIMEOUT": "2s"})
-                   for slot, (name, how) in enumerate(sorted(cases.items()))}
-        return {name: f.result() for name, f in futures.items()}
+    return build_side_by_side(waiter, {"asleep 1 s": "s 1", "asleep 4 s": "s 4",
+                                       "blocked for ever": "d 600"},
+                              {"RUN_EVAL_COMPILE_TIMEOUT": "2s"})
 
 
 def test_the_operator_sets_the_build_limit(answers_2s):
     doc, _ = answers_2s["asleep 1 s"]
     assert doc["compile"]["ok"] is True and doc["results"][0]["verdict"] == "OK", doc
     doc, _ = answers_2s["asleep 4 s"]
-    c = doc["compile"]
-    assert c["ok"] is False and c["timed_out"] is True, doc
-    assert 2000 <= c["wall_ms"] < 4000, doc
-    r = doc["results"][0]
-    assert r["verdict"] == "CE" and r["error"] == "Compilation Timeout (over 2 seconds)", doc
+    assert_timed_out(doc, 2000, 4000)
+    assert doc["results"][0]["error"] == "Compilation Timeout (over 2 seconds)", doc
     # The excuse for waiting on the disk is capped at the limit too.
     doc, _ = answers_2s["blocked for ever"]
-    c = doc["compile"]
-    assert c["ok"] is False and c["timed_out"] is True, doc
-    assert 4000 <= c["wall_ms"] < 7000, doc
+    assert_timed_out(doc, 4000, 7000)
 
 
 def test_a_build_limit_out_of_range_is_refused_at_start(waiter):

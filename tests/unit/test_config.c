@@ -4,6 +4,7 @@
  * bad value refused with the variable's name in the reason.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -572,35 +573,38 @@ START_TEST(config_request_bounds_default_and_bounds)
 }
 END_TEST
 
-START_TEST(config_lang_start_timeout_default_and_bounds)
-{
-	loads();
-	ck_assert_int_eq(cfg.lang_shell_timeout_ms, LANG_START_TIMEOUT_MS);
-	setenv("RUN_LANG_START_TIMEOUT", "2m", 1);
-	loads();
-	ck_assert_int_eq(cfg.lang_shell_timeout_ms, 120000);
-	refuses("RUN_LANG_START_TIMEOUT", "50ms");
-	refuses("RUN_LANG_START_TIMEOUT", "11m");
-	refuses("RUN_LANG_START_TIMEOUT", "30");
-}
-END_TEST
+/* The bounded duration variables: unset, the default; each accepted value
+ * read in milliseconds; each refused value refused (past a bound, or a
+ * number without a unit). */
+static const struct duration_case {
+	const char *name;
+	size_t field;                   /* offsetof(struct gaol_config, ...) */
+	long default_ms;
+	struct { const char *value; long ms; } accepted[3];
+	const char *refused[3];
+} durations[] = {
+	{ "RUN_LANG_START_TIMEOUT", offsetof(struct gaol_config, lang_shell_timeout_ms),
+	  LANG_START_TIMEOUT_MS, { { "2m", 120000 } }, { "50ms", "11m", "30" } },
+	{ "RUN_EVAL_COMPILE_TIMEOUT", offsetof(struct gaol_config, eval_compile_ms),
+	  EVAL_COMPILE_TIMEOUT_MS, { { "45s", 45000 }, { "1s", 1000 }, { "10m", 600000 } },
+	  { "999ms", "11m", "10" } },
+};
 
-START_TEST(config_eval_compile_timeout_default_and_bounds)
+START_TEST(config_duration_default_and_bounds)
 {
+	const struct duration_case *d = &durations[_i];
+	const long *ms = (const long *)((const char *)&cfg + d->field);
+	size_t k;
+
 	loads();
-	ck_assert_int_eq(cfg.eval_compile_ms, EVAL_COMPILE_TIMEOUT_MS);
-	setenv("RUN_EVAL_COMPILE_TIMEOUT", "45s", 1);
-	loads();
-	ck_assert_int_eq(cfg.eval_compile_ms, 45000);
-	setenv("RUN_EVAL_COMPILE_TIMEOUT", "1s", 1);
-	loads();
-	ck_assert_int_eq(cfg.eval_compile_ms, 1000);
-	setenv("RUN_EVAL_COMPILE_TIMEOUT", "10m", 1);
-	loads();
-	ck_assert_int_eq(cfg.eval_compile_ms, 600000);
-	refuses("RUN_EVAL_COMPILE_TIMEOUT", "999ms");
-	refuses("RUN_EVAL_COMPILE_TIMEOUT", "11m");
-	refuses("RUN_EVAL_COMPILE_TIMEOUT", "10");
+	ck_assert_int_eq(*ms, d->default_ms);
+	for (k = 0; k < 3 && d->accepted[k].value; k++) {
+		setenv(d->name, d->accepted[k].value, 1);
+		loads();
+		ck_assert_int_eq(*ms, d->accepted[k].ms);
+	}
+	for (k = 0; k < 3 && d->refused[k]; k++)
+		refuses(d->name, d->refused[k]);
 }
 END_TEST
 
@@ -613,8 +617,8 @@ config_suite(void)
 	tcase_add_checked_fixture(env, setup, teardown);
 	tcase_add_test(env, config_defaults);
 	tcase_add_test(env, config_request_bounds_default_and_bounds);
-	tcase_add_test(env, config_lang_start_timeout_default_and_bounds);
-	tcase_add_test(env, config_eval_compile_timeout_default_and_bounds);
+	tcase_add_loop_test(env, config_duration_default_and_bounds, 0,
+			    sizeof(durations) / sizeof(durations[0]));
 	tcase_add_test(env, config_instance_names_the_default_state_dir);
 	tcase_add_test(env, config_rejects_an_instance_that_is_not_one_name);
 	tcase_add_test(env, config_build_limits_fit_the_cache);
