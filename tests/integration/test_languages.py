@@ -167,3 +167,68 @@ def test_cpp_checker_gets_the_precompiled_header_of_what_it_includes(stack, case
     assert r.status == 200, r
     doc = r.json()
     assert (doc["exit_code"], doc["stdout"]) == (0, "42\n"), doc
+
+
+# Codebattle's checkers of before 2026-05 declare an insertion-ordered json at
+# the top level in these two lines; the recipe then forces pch/fifo.hpp, in
+# which that json is declared already and its classes come prebuilt from
+# cb/libgaoljson.a (GAOL_FIFO_JSON is defined there).  Any other declaration
+# gets pch/run.hpp and builds as before.  Every checker here also uses
+# nlohmann/json's string literals, whose bodies `make prepare` moved into the
+# same archive.
+FIFO_TEMPLATE = "template <class K, class V, class dummy_compare, class A>\n"
+FIFO_ALIAS = "using fifo_map = nlohmann::fifo_map<K, V, nlohmann::fifo_map_compare<K>, A>;\n"
+CPP_FIFO_CASES = {
+    "codebattle": (FIFO_TEMPLATE + FIFO_ALIAS + "using json = nlohmann::basic_json<fifo_map>;\n",
+                   True),
+    "codebattle-no-space": (FIFO_TEMPLATE.replace("template <", "template<") + FIFO_ALIAS
+                            + "using json = nlohmann::basic_json<fifo_map>;\n", True),
+    "other-parameter-names": (
+        "template <class Key, class T, class C, class Alloc>\n"
+        "using fifo_map = nlohmann::fifo_map<Key, T, nlohmann::fifo_map_compare<Key>, Alloc>;\n"
+        "using json = nlohmann::basic_json<fifo_map>;\n", False),
+    "other-parameter-order": (
+        "template <class K, class V, class dummy_compare, class A>\n"
+        "using fifo_map = nlohmann::fifo_map<K, V, nlohmann::fifo_map_compare<K>>;\n"
+        "using json = nlohmann::basic_json<fifo_map>;\n", False),
+    "in-a-namespace": ("namespace cbj {\n    " + FIFO_TEMPLATE + "    " + FIFO_ALIAS
+                       + "    using json = nlohmann::basic_json<fifo_map>;\n}\nusing cbj::json;\n", False),
+    # Codebattle's lines unindented in a namespace: taken for the top level's,
+    # so the prebuilt json is declared beside this one; either way it works.
+    "in-a-namespace-unindented": ("namespace cbj {\n" + FIFO_TEMPLATE + FIFO_ALIAS
+                                  + "using json = nlohmann::basic_json<fifo_map>;\n}\nusing cbj::json;\n",
+                                  None),
+    "plain-json": ("using json = nlohmann::json;\n", False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CPP_FIFO_CASES))
+def test_cpp_fifo_map_checker_links_its_json_prebuilt_only_when_declared_as_codebattle_does(stack, case):
+    require_installed(stack, "cpp")
+    declaration, prebuilt = CPP_FIFO_CASES[case]
+    ordered = "fifo_map" in declaration
+    if prebuilt is not None:
+        declaration += ("#if %sdefined(GAOL_FIFO_JSON)\n#error the prebuilt json was %sforced in\n#endif\n"
+                        % ("!" if prebuilt else "", "not " if prebuilt else ""))
+    checker = ('#include "../json.hpp"\n#include "../fifo_map.hpp"\n#include "solution.cpp"\n'
+               + declaration +
+               "int main() {\n"
+               "    json j;\n"
+               "    j[\"zeta\"] = solution();\n"
+               "    j[\"alpha\"] = json::parse(R\"([1, 2.5, \"x\"])\");\n"
+               "    nlohmann::json lit = R\"({\"b\": 1, \"a\": [true, null]})\"_json;\n"
+               "    std::cout << j << '\\n' << j.dump(1) << '\\n' << lit << ' '\n"
+               "              << lit[\"/a/0\"_json_pointer] << '\\n';\n"
+               "    for (auto it = j.cbegin(); it != j.cend(); ++it) std::cout << it.key() << ';';\n"
+               "    std::cout << std::endl;\n"
+               "}\n")
+    r = stack.run({"lang_slug": "cpp", "checker_text": checker, "timeout": "60s",
+                   "solution_text": "int solution() { return 42; }\n"}, timeout=120)
+    assert r.status == 200, r
+    doc = r.json()
+    keys = ["zeta", "alpha"] if ordered else ["alpha", "zeta"]
+    compact = "{%s}" % ",".join('"%s":%s' % (k, {"zeta": "42", "alpha": '[1,2.5,"x"]'}[k]) for k in keys)
+    indented = json.dumps({k: {"zeta": 42, "alpha": [1, 2.5, "x"]}[k] for k in keys}, indent=1)
+    expected = "%s\n%s\n%s true\n%s\n" % (compact, indented, '{"a":[true,null],"b":1}',
+                                         "".join(k + ";" for k in keys))
+    assert (doc["exit_code"], doc["stdout"]) == (0, expected), doc
