@@ -141,7 +141,7 @@ static char *build_error(const struct sandbox_result *res, long limit_ms,
 }
 
 static int run_build(struct engine *e, const struct lang *lang, const struct eval_request *req,
-		     const char *out, struct build *b, char *fault, size_t faultlen)
+		     long end_ms, const char *out, struct build *b, char *fault, size_t faultlen)
 {
 	struct sandbox_file file = { source_name(lang), req->code.data, req->code.len };
 	struct sandbox_spec spec = {
@@ -158,6 +158,9 @@ static int run_build(struct engine *e, const struct lang *lang, const struct eva
 		.export_dir = out,
 		.export_max_bytes = e->cfg.eval_build_max,
 		.export_max_entries = e->cfg.eval_build_files,
+		/* The budget is the request's: it stops a build too, however
+		 * long the build's own limit. */
+		.budget_end_ms = end_ms,
 		.client = e->client,
 	};
 	struct sandbox_result res;
@@ -169,7 +172,8 @@ static int run_build(struct engine *e, const struct lang *lang, const struct eva
 	b->ok = !res.killed && WIFEXITED(res.wait_status) && WEXITSTATUS(res.wait_status) == 0 &&
 		res.export_over == TREE_WITHIN;
 	b->json = describe_run(e, b->ok, &res);
-	if (!b->ok) {
+	b->budget_spent = res.timed_out && res.deadline == DEADLINE_BUDGET;
+	if (!b->ok && !b->budget_spent) {
 		const char *text = json_object_get_string(json_object_object_get(b->json, "output"));
 		b->error = build_error(&res, e->cfg.eval_compile_ms, text ? text : "",
 				       text ? strlen(text) : 0);
@@ -179,7 +183,7 @@ static int run_build(struct engine *e, const struct lang *lang, const struct eva
 }
 
 int judge_build(struct engine *e, const struct lang *lang, const struct eval_request *req,
-		struct build *b, char *fault, size_t faultlen)
+		long end_ms, struct build *b, char *fault, size_t faultlen)
 {
 	char cache_dir[4200];
 	b->pin = -1;
@@ -207,7 +211,7 @@ int judge_build(struct engine *e, const struct lang *lang, const struct eval_req
 	if (rc < 0)
 		snprintf(fault, faultlen, "cache: reserve errno=%d", errno);
 	else
-		rc = run_build(e, lang, req, out, b, fault, faultlen);
+		rc = run_build(e, lang, req, end_ms, out, b, fault, faultlen);
 	if (rc == 0 && b->ok)
 		rc = keep(e, cache_dir, &key, tmp, b, fault, faultlen);
 	else

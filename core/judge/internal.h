@@ -40,13 +40,15 @@ struct build {
 	char uncached[4400];     /* a build the cache could not keep: removed
 				  * when the request ends */
 	char *error;             /* !ok: CompiCode's text, "Compilation Error:\n..." */
+	bool budget_spent;       /* !ok: the request's budget stopped the build */
 };
 
 
-/* Builds req's source (or finds it in the compile cache): 0 with b filled
- * (b->ok: it compiled), or -1 with the fault (build.c). */
+/* Builds req's source (or finds it in the compile cache), stopping the
+ * build at end_ms, the request's budget: 0 with b filled (b->ok: it
+ * compiled), or -1 with the fault (build.c). */
 int judge_build(struct engine *e, const struct lang *lang, const struct eval_request *req,
-		struct build *b, char *fault, size_t faultlen);
+		long end_ms, struct build *b, char *fault, size_t faultlen);
 /* At the request's end: unpins the entry, removes an uncached build. */
 void judge_build_end(struct build *b);
 /* Runs every test on the worker's lanes into j->results, handing each to

@@ -122,6 +122,11 @@ static void judge_answer(struct judging *j, struct build *b, struct answer *a)
 	json_object_object_add(j->summary, "results", json_object_new_array());
 	if (b->ok) {
 		judge_run_tests(j);
+	} else if (b->budget_spent) {
+		/* Not the tenant's failed build: the request ran out of time. */
+		for (size_t i = 0; i < n; i++)
+			j->results[i] = judge_past_budget(&j->req->tests[i]);
+		judge_emit(j);
 	} else {
 		for (size_t i = 0; i < n; i++)
 			j->results[i] = judge_not_run(&j->req->tests[i], V_CE, b->error);
@@ -189,7 +194,8 @@ static void judge_request(struct engine *e, const struct lang *lang,
 {
 	char err[512];
 	struct build b = { 0 };
-	if (judge_build(e, lang, req, &b, err, sizeof(err)) < 0) {
+	long end_ms = t0 + e->cfg.request_budget_ms;
+	if (judge_build(e, lang, req, end_ms, &b, err, sizeof(err)) < 0) {
 		json_object_put(b.json);
 		free(b.error);
 		judge_build_end(&b);
@@ -199,7 +205,7 @@ static void judge_request(struct engine *e, const struct lang *lang,
 	struct judging j = {
 		.e = e, .lang = lang, .req = req, .lower = b.lower,
 		.mem = req->memory_limit_mb ? (unsigned long long)req->memory_limit_mb << 20 : 0,
-		.end_ms = t0 + e->cfg.request_budget_ms,
+		.end_ms = end_ms,
 		.results = calloc(req->n_tests, sizeof(struct json_object *)),
 	};
 	if (!j.results) {

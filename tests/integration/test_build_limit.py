@@ -2,7 +2,7 @@
 10 s of wall clock, not counting up to 10 s more in which a thread of it
 waited in the kernel uninterruptibly (state D: a compiler faulting its files
 in from a cold page cache on a slow disk).  RUN_EVAL_COMPILE_TIMEOUT sets
-the 10 s (and so the excuse's cap).
+the 10 s (and so the excuse's cap).  RUN_REQUEST_BUDGET stops a build too.
 
 Through the real gaol-run, with a language of the test's own whose build
 recipe is a small C program: `d N` makes its parent wait N seconds in state
@@ -136,6 +136,31 @@ def test_the_operator_sets_the_build_limit(answers_2s):
     # The excuse for waiting on the disk is capped at the limit too.
     doc, _ = answers_2s["blocked for ever"]
     assert_timed_out(doc, 4000, 7000)
+
+
+@pytest.fixture(scope="module")
+def answers_budget(waiter):
+    """The default 10 s build limit under a 2 s RUN_REQUEST_BUDGET."""
+    return build_side_by_side(waiter, {"asleep 6 s": "s 6", "blocked for ever": "d 600"},
+                              {"RUN_REQUEST_BUDGET": "2s"})
+
+
+@pytest.mark.parametrize("case", ["asleep 6 s", "blocked for ever"])
+def test_the_request_budget_stops_a_build(answers_budget, waiter, case):
+    """At the budget the build is stopped, whatever its own limit and however
+    it waits, and the tests are the budget's TLE, not the tenant's CE."""
+    doc, seconds = answers_budget[case]
+    c = doc["compile"]
+    assert c["ok"] is False and c["timed_out"] is True, doc
+    assert 2000 <= c["wall_ms"] < 4000 and seconds < 6, (seconds, doc)
+    r = doc["results"][0]
+    assert (r["verdict"], r["deadline"], r["passed"]) == ("TLE", "budget", False), doc
+    assert "RUN_REQUEST_BUDGET" in r["error"], doc
+    lo = int(waiter["env"]["RUN_UID_BASE"])
+    deadline = time.monotonic() + 5
+    while gh.processes_of_uids(lo, lo + 2) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert gh.processes_of_uids(lo, lo + 2) == {}
 
 
 def test_a_build_limit_out_of_range_is_refused_at_start(waiter):
