@@ -11,7 +11,8 @@
 #                        /run and /evaluate paths and the service's answers
 #                        ($VM_INTEGRATION below), for GAOL_VM_LANGS (python c
 #                        cpp js by default; tests/vm/vm_select.py deselects
-#                        the other languages' tests and tests/vm/timing-bound.txt),
+#                        the other languages' tests, tests/vm/timing-bound.txt
+#                        and tests/vm/host-only.txt),
 #                        test_zz_host_left_clean.py last (it checks the
 #                        session it ran in).  Not the whole of
 #                        tests/integration: its 492 tests for these languages

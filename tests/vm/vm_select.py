@@ -9,6 +9,10 @@ counted as deselected and not as passed.
 2. tests/vm/timing-bound.txt: tests that cannot hold under emulation, one
    node id per line with the reason after " # ".  Each is listed with its
    reason in the output.
+3. tests/vm/host-only.txt, in the same format: tests that hold in the VM
+   but test nothing of the kernel or of cgroup v2 and cost minutes under
+   TCG (a language recipe's choices, one C++ build each); `make test` runs
+   them on the host.
 """
 
 import os
@@ -20,9 +24,9 @@ sys.path.insert(0, os.path.dirname(HERE))
 import lang_select  # noqa: E402
 
 
-def _timing_bound():
+def _listed(name):
     out = {}
-    path = os.path.join(HERE, "timing-bound.txt")
+    path = os.path.join(HERE, name)
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.strip()
@@ -36,11 +40,12 @@ def pytest_collection_modifyitems(session, config, items):
     keep = set(os.environ.get("GAOL_VM_LANGS", "python c cpp js").split())
     # The languages tests/vm/run.sh hid from the guest's langs/ count too.
     others = (lang_select.slugs() | set(os.environ.get("GAOL_VM_LANGS_HIDDEN", "").split())) - keep
-    timing = _timing_bound()
+    timing = dict((k, ("timing-bound under TCG", v)) for k, v in _listed("timing-bound.txt").items())
+    timing.update((k, ("host-only", v)) for k, v in _listed("host-only.txt").items())
     timed = [item for item in items if item.nodeid in timing]
     for item in timed:
-        print("\nvm_select: deselected (timing-bound under TCG): %s -- %s"
-              % (item.nodeid, timing[item.nodeid]))
+        print("\nvm_select: deselected (%s): %s -- %s"
+              % (timing[item.nodeid][0], item.nodeid, timing[item.nodeid][1]))
     selected, dropped, by_lang = lang_select.split(
         [item for item in items if item.nodeid not in timing], others)
     dropped = timed + dropped
