@@ -248,6 +248,16 @@ static int mkdir_components(char *path, char *first)
 	}
 }
 
+/* v1: where the slot's next memory cgroup is made before it takes the
+ * slot's name: <slot>.new beside it. */
+static int v1_memory_next(const struct slot_cgroup *cg, char *buf, size_t len)
+{
+	if ((size_t)snprintf(buf, len, "%s.new", cg->path[CG_MEMORY]) < len)
+		return 0;
+	errno = ENAMETOOLONG;
+	return -1;
+}
+
 /* v1: creates <base>/<slot_name> for one controller and opens its
  * directory.  slot_name is <instance>/<slot> (GAOL_INSTANCE), so the
  * instances on one machine each have a parent of their own.  <base> is the
@@ -372,6 +382,9 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 			 cg->path[CG_MEMORY], errno);
 		return -1;
 	}
+	char next[sizeof(cg->path[CG_MEMORY]) + 8];
+	if (v1_memory_next(cg, next, sizeof(next)) == 0)
+		rmdir(next);            /* a killed worker's, if any (v1_memory_replace) */
 	cgroup_slot_kill_all(cg);
 	return 0;
 }
@@ -437,18 +450,19 @@ fail:
  * megabytes of page cache, and the slot then gets a new cgroup. */
 #define SETTLE_BELOW (4ULL << 20)
 
-/* v1: (re)opens the slot's memory cgroup, made first when it is missing:
- * its directory, cgroup.procs (procs_fd[0]: memory is the first hierarchy)
- * and the files every run reads, the old descriptors closed; swappiness as
- * at setup, and the last run's limit (each run writes its own in
- * cgroup_slot_begin; meanwhile the sandbox built ahead waits in it). */
-static int v1_memory_open(struct slot_cgroup *cg)
+/* v1: (re)opens the slot's memory cgroup at path (the slot's, or the one
+ * that is to take its name), made first when it is missing: its directory,
+ * cgroup.procs (procs_fd[0]: memory is the first hierarchy) and the files
+ * every run reads, the old descriptors closed; swappiness as at setup, and
+ * the last run's limit (each run writes its own in cgroup_slot_begin;
+ * meanwhile the sandbox built ahead waits in it). */
+static int v1_memory_open_at(struct slot_cgroup *cg, const char *path)
 {
 	close_fd(&cg->dir_fd[CG_MEMORY]);
 	close_fd(&cg->procs_fd[0]);
-	if (mkdir(cg->path[CG_MEMORY], 0755) < 0 && errno != EEXIST)
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
 		return -1;
-	int dir = open(cg->path[CG_MEMORY], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return -1;
 	cg->dir_fd[CG_MEMORY] = dir;
@@ -457,6 +471,35 @@ static int v1_memory_open(struct slot_cgroup *cg)
 	    v1_open_files(cg, CG_MEMORY) < 0)
 		return -1;
 	return cg->mem_limit ? set_v1_memory(cg, cg->mem_limit) : 0;
+}
+
+/* v1: a new memory cgroup in place of the slot's, made and set up under a
+ * name of its own (swappiness, the limit, the files every run reads) and
+ * then renamed to the slot's: the slot's name never names a memory cgroup
+ * without its limit, and names none only between the rmdir and the rename
+ * (a monitor reading the slot's cgroup does not see it vanish for the
+ * setup's writes).  0; -1 with the old one kept (it could not be removed:
+ * the caller empties it instead) or lost (-1 from v1_memory_open_at). */
+static int v1_memory_replace(struct slot_cgroup *cg)
+{
+	char next[sizeof(cg->path[CG_MEMORY]) + 8];
+	if (v1_memory_next(cg, next, sizeof(next)) < 0)
+		return -1;
+	rmdir(next);                    /* left by a worker killed in between */
+	if (v1_memory_open_at(cg, next) < 0 || rmdir(cg->path[CG_MEMORY]) < 0) {
+		int e = errno;
+		rmdir(next);
+		if (v1_memory_open_at(cg, cg->path[CG_MEMORY]) < 0)
+			return -1;
+		errno = e;
+		return -1;
+	}
+	if (rename(next, cg->path[CG_MEMORY]) == 0)
+		return 0;
+	/* Not renamed: the slot's name is made again, as before there was a
+	 * rename (the new one has never held a process). */
+	rmdir(next);
+	return v1_memory_open_at(cg, cg->path[CG_MEMORY]);
 }
 
 /* v1: whether the memory cgroup this process holds is still the slot's (a
@@ -487,7 +530,7 @@ int cgroup_slot_settle(struct slot_cgroup *cg)
 		cg2_sweep_leaves(cg->dir_fd[0], cg->run_fd >= 0 ? cg->run_name : "");
 		return 0;
 	}
-	if (!v1_memory_current(cg) && v1_memory_open(cg) < 0)
+	if (!v1_memory_current(cg) && v1_memory_open_at(cg, cg->path[CG_MEMORY]) < 0)
 		return -1;
 	unsigned long long usage;
 	if (v1_read_u64(cg, CG_V1_USAGE, &usage) == 0 && usage < SETTLE_BELOW)
@@ -499,8 +542,10 @@ int cgroup_slot_settle(struct slot_cgroup *cg)
 	 * on a slow disk, seconds per run).  A new cgroup in place of this one
 	 * leaves it cached; the removed cgroup holds its charge until the
 	 * kernel reclaims the pages, as a finished run's leaf does on v2. */
-	if (v1_memory_alone(cg) && rmdir(cg->path[CG_MEMORY]) == 0)
-		return v1_memory_open(cg);
+	if (v1_memory_alone(cg) && v1_memory_replace(cg) == 0)
+		return 0;
+	if (!v1_memory_current(cg) && v1_memory_open_at(cg, cg->path[CG_MEMORY]) < 0)
+		return -1;
 	return cg_write_text(cg->dir_fd[CG_MEMORY], "memory.force_empty", "0");
 }
 
@@ -626,6 +671,9 @@ void cgroup_slot_close(struct slot_cgroup *cg)
 	}
 	for (int f = 0; f < CG_V1_FILES; f++)
 		close_fd(&cg->v1_fd[f]);
+	char next[sizeof(cg->path[CG_MEMORY]) + 8];
+	if (cg->path[CG_MEMORY][0] && v1_memory_next(cg, next, sizeof(next)) == 0)
+		rmdir(next);            /* a killed worker's, if any (v1_memory_replace) */
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++) {
 		int fd = cg->dir_fd[i];
 		/* An empty slot cgroup goes with its worker; one still holding a

@@ -27,9 +27,9 @@ def size_bytes(text):
 def slot_memory_limit(uid):
     """The slot's memory limit.  On v1 the worker may be replacing the
     slot's memory cgroup just then (after a run that left page cache
-    charged: rmdir, mkdir, the same limit written again), while the client
-    already has its answer: a cgroup found missing is looked for again, for
-    2 s at most."""
+    charged: a new one set up beside it, the old one removed, the new one
+    renamed to the slot's), while the client already has its answer: a
+    cgroup found missing is looked for again, for 2 s at most."""
     deadline = time.monotonic() + 2
     while True:
         dirs = glob.glob("/sys/fs/cgroup/memory/**/gaol/uid%d" % uid, recursive=True)

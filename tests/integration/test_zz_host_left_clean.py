@@ -1,7 +1,8 @@
 """Runs last: after every stack of the session has stopped, nothing of theirs
 is left on the host — no process of a slot UID, no new mount, no file in /tmp
-made by a run."""
+made by a run, no memory cgroup made for a slot and left beside it."""
 
+import glob
 import os
 import time
 
@@ -42,6 +43,12 @@ def test_nothing_left_on_the_host(session_stack, host_before, stacks_started):
     slot_uids = set()
     for s in stacks_started:
         slot_uids.update(range(s.uid_base, s.uid_base + s.concurrency))
+    # cgroup v1: a slot's next memory cgroup is made as uid<N>[-<lane>].new
+    # and renamed to the slot's own (core/slot/cgroup.c, v1_memory_replace).
+    nexts = [d for uid in sorted(slot_uids)
+             for d in glob.glob("/sys/fs/cgroup/**/gaol/uid%d*.new" % uid, recursive=True)]
+    if nexts:
+        problems.append("memory cgroups made for a slot and never renamed to it: %r" % nexts)
     new_tmp = []
     for name in set(os.listdir("/tmp")) - host_before["tmp"]:
         path = os.path.join("/tmp", name)
