@@ -152,7 +152,9 @@ def test_the_request_budget_stops_a_build(answers_budget, waiter, case):
     doc, seconds = answers_budget[case]
     c = doc["compile"]
     assert c["ok"] is False and c["timed_out"] is True, doc
-    assert 2000 <= c["wall_ms"] < 4000 and seconds < 6, (seconds, doc)
+    # The budget runs from the request's start, the build's wall clock from
+    # its own (a few ms later; hundreds under emulation).
+    assert 1000 <= c["wall_ms"] < 4000 and 2 <= seconds < 6, (seconds, doc)
     r = doc["results"][0]
     assert (r["verdict"], r["deadline"], r["passed"]) == ("TLE", "budget", False), doc
     assert "RUN_REQUEST_BUDGET" in r["error"], doc
