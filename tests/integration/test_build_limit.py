@@ -87,6 +87,15 @@ def assert_timed_out(doc, least_ms, below_ms):
     assert doc["results"][0]["verdict"] == "CE", doc
 
 
+def assert_no_process_left(ctx, slots):
+    """No process of the first slots' UIDs, within 5 s."""
+    lo = int(ctx["env"]["RUN_UID_BASE"])
+    deadline = time.monotonic() + 5
+    while gh.processes_of_uids(lo, lo + slots) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert gh.processes_of_uids(lo, lo + slots) == {}
+
+
 @pytest.fixture(scope="module")
 def answers(waiter):
     return build_side_by_side(waiter, {"blocked 12 s": "d 12", "asleep 12 s": "s 12",
@@ -110,13 +119,8 @@ def test_sleeping_is_not_excused(answers):
 def test_the_excuse_has_a_cap(answers, waiter):
     doc, _ = answers["blocked for ever"]
     assert_timed_out(doc, 20000, 23000)
-    # Nothing of the blocked build is left: no process of the three slots'
-    # UIDs.
-    lo = int(waiter["env"]["RUN_UID_BASE"])
-    deadline = time.monotonic() + 5
-    while gh.processes_of_uids(lo, lo + 3) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert gh.processes_of_uids(lo, lo + 3) == {}
+    # Nothing of the blocked build is left.
+    assert_no_process_left(waiter, 3)
 
 
 @pytest.fixture(scope="module")
@@ -158,11 +162,7 @@ def test_the_request_budget_stops_a_build(answers_budget, waiter, case):
     r = doc["results"][0]
     assert (r["verdict"], r["deadline"], r["passed"]) == ("TLE", "budget", False), doc
     assert "RUN_REQUEST_BUDGET" in r["error"], doc
-    lo = int(waiter["env"]["RUN_UID_BASE"])
-    deadline = time.monotonic() + 5
-    while gh.processes_of_uids(lo, lo + 2) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert gh.processes_of_uids(lo, lo + 2) == {}
+    assert_no_process_left(waiter, 2)
 
 
 def test_a_build_limit_out_of_range_is_refused_at_start(waiter):
