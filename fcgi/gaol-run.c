@@ -25,13 +25,19 @@
 
 static void cli_usage(void)
 {
-	fprintf(stderr, "usage: gaol-run [--langs DIR] [--slot N] [--repeat N [--gap MS]] < request.json\n"
+	fprintf(stderr, "usage: gaol-run [--langs DIR] [--slot N] [--keep] [--repeat N [--gap MS]] < request.json\n"
 		"       gaol-run [--slot N] --check\n"
+		"       gaol-run [--slot N] --cleanup\n"
 		"       gaol-run --version\n"
 		"  --langs DIR  language directories to use (default: GAOL_LANGS_DIR)\n"
 		"  --slot N     slot to run in (default: RUN_CONCURRENCY, the first\n"
 		"               slot beyond a running pool's)\n"
 		"  --check      build one sandbox and report each mechanism\n"
+		"  --keep       keep the slot's cgroups, template and network\n"
+		"               namespace for the next start with --keep (as\n"
+		"               isolate keeps a box between --init and --cleanup);\n"
+		"               every run still gets a fresh sandbox\n"
+		"  --cleanup    remove what --keep kept of the slot\n"
 		"  --repeat N   run the request N times in this process, as a worker\n"
 		"               does (the next sandbox built between runs), and print\n"
 		"               the median, p10 and p90 of a run and the mean cycle\n"
@@ -105,7 +111,7 @@ static int number(const char *s, long lo, long hi, long *out)
  * (one_shot) has no next run to give its network namespace to: none is
  * watched for reuse (slot/netns.c), as with RUN_NETNS_FRESH=1. */
 static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot,
-		       struct uid_locks *uid)
+		       int keep, struct uid_locks *uid)
 {
 	char err[1024];
 	struct gaol_config probe;
@@ -122,8 +128,10 @@ static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot
 		fprintf(stderr, "gaol-run: %s\n", err);
 		return -1;
 	}
-	if (one_shot)
+	/* Kept, the namespace may serve the next start (slot/keep.h). */
+	if (one_shot && !keep)
 		e->cfg.netns_fresh = true;
+	e->cfg.keep = keep;
 	if (uidlock_take(uid, e->cfg.instance, e->cfg.uid_base + (uid_t)slot, 1,
 			 err, sizeof(err)) < 0 ||
 	    (run_only ? engine_take_run_slot(e, (unsigned)slot, err, sizeof(err))
@@ -136,10 +144,21 @@ static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot
 	return 0;
 }
 
+/* --cleanup: the slot goes, and what --keep kept of it.  0, or 1 when the
+ * keep directory is still there (why is on stderr). */
+static int cleanup(struct engine *e, struct uid_locks *uid)
+{
+	char kept[PATH_MAX + 8];
+	snprintf(kept, sizeof(kept), "%s.keep", slot_state_dir(&e->slot));
+	engine_free(e);
+	uidlock_release(uid);
+	return access(kept, F_OK) == 0 ? 1 : 0;
+}
+
 /* The command line.  0, or 2 (usage) after saying why. */
 struct options {
 	long slot, repeat, gap_ms;
-	int check, version;
+	int check, version, keep;
 };
 
 static int parse_args(int argc, char **argv, struct options *o)
@@ -166,10 +185,19 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->version = 1;
 		} else if (!strcmp(argv[i], "--check")) {
 			o->check = 1;
+		} else if (!strcmp(argv[i], "--keep")) {
+			o->keep = CONFIG_KEEP;
+		} else if (!strcmp(argv[i], "--cleanup")) {
+			o->keep = CONFIG_KEEP_CLEANUP;
 		} else {
 			cli_usage();
 			return 2;
 		}
+	}
+	/* --cleanup runs nothing; --check builds a sandbox of its own. */
+	if ((o->keep && o->check) || (o->keep == CONFIG_KEEP_CLEANUP && o->repeat > 1)) {
+		cli_usage();
+		return 2;
 	}
 	return 0;
 }
@@ -188,8 +216,10 @@ int main(int argc, char **argv)
 
 	struct engine e;
 	struct uid_locks uid = { 0 };
-	if (open_engine(&e, slot, !check, !check && repeat == 1, &uid) < 0)
+	if (open_engine(&e, slot, !check, !check && repeat == 1, o.keep, &uid) < 0)
 		return 2;
+	if (o.keep == CONFIG_KEEP_CLEANUP)
+		return cleanup(&e, &uid);
 	if (check) {
 		int missing = engine_selfcheck(&e, stdout);
 		engine_free(&e);

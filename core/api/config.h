@@ -23,6 +23,9 @@
 #define LANG_START_TIMEOUT_MS 30000
 #define EVAL_COMPILE_TIMEOUT_MS 10000   /* RUN_EVAL_COMPILE_TIMEOUT's default */
 
+#define CONFIG_KEEP 1                   /* gaol-run --keep */
+#define CONFIG_KEEP_CLEANUP 2           /* gaol-run --cleanup */
+
 struct gaol_config {
 	unsigned concurrency;           /* RUN_CONCURRENCY: slots, nginx limit_conn */
 	size_t input_max;               /* RUN_INPUT_MAX: request body bytes */
@@ -33,6 +36,9 @@ struct gaol_config {
 	bool allow_shutdown;            /* ALLOW_SHUTDOWN */
 	bool netns_fresh;               /* RUN_NETNS_FRESH: never reuse a netns */
 	bool favor_dynmods;             /* RUN_CGROUP_FAVORDYNMODS (v1 hosts) */
+	int keep;                       /* gaol-run's slot kept between starts
+					 * (slot/keep.h): CONFIG_KEEP_*; never
+					 * from the environment */
 	uid_t uid_base;                 /* RUN_UID_BASE: slot i runs as uid_base + i */
 	char *env_allow[GAOL_ENV_ALLOW_MAX]; /* RUN_ENV_ALLOW, beyond the baseline */
 	size_t n_env_allow;

@@ -48,32 +48,22 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
-#include <grp.h>
 #include <limits.h>
-#include <net/if.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/sched.h>
 
 
+#include "api/config.h"
 #include "inside/inside.h"
 #include "run/plan.h"
 #include "slot/netns.h"
@@ -445,6 +435,10 @@ void sandbox_release_now(struct slot *slot)
 {
 	if (slot->exiting > 0)
 		kill(slot->exiting, SIGKILL);
+	if (slot->keep == CONFIG_KEEP && slot->exiting > 0) {
+		slot->exiting = 0;      /* not waited for: see sandbox.h */
+		cgroup_run_abandon(&slot->cg);
+	}
 	sandbox_release(slot);
 }
 

@@ -132,7 +132,8 @@ void sandbox_release(struct slot *slot);
  * which has reported and killed the rest of its run, is killed now rather
  * than waited for while it empties the run's tmpfs; the files go with its
  * mount namespace, which the slot lets go once init is reaped.  Then as
- * sandbox_release. */
+ * sandbox_release.  A kept slot's init (slot/keep.h) is not even reaped:
+ * the process's exit hands it to whoever adopts it. */
 void sandbox_release_now(struct slot *slot);
 
 #endif

@@ -51,60 +51,6 @@ static int cg_version(void)
 	return file_contains("/sys/fs/cgroup/cgroup.controllers", "memory") ? 2 : 1;
 }
 
-int cg_read_text(int dirfd, const char *file, char *buf, size_t len)
-{
-	int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, len - 1);
-	int e = errno;
-	close(fd);
-	if (n < 0) {
-		errno = e;
-		return -1;
-	}
-	buf[n] = 0;
-	return 0;
-}
-
-int cg_write_text(int dirfd, const char *file, const char *text)
-{
-	int fd = openat(dirfd, file, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, text, strlen(text));
-	int e = errno;
-	close(fd);
-	if (n < 0) {
-		errno = e;
-		return -1;
-	}
-	return 0;
-}
-
-int cg_write_u64(int dirfd, const char *file, unsigned long long v)
-{
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%llu", v);
-	return cg_write_text(dirfd, file, buf);
-}
-
-static int parse_u64(const char *text, unsigned long long *v)
-{
-	char *end;
-	errno = 0;
-	*v = strtoull(text, &end, 10);
-	return errno || end == text ? -1 : 0;
-}
-
-int cg_read_u64(int dirfd, const char *file, unsigned long long *v)
-{
-	char buf[64];
-	if (cg_read_text(dirfd, file, buf, sizeof(buf)) < 0)
-		return -1;
-	return parse_u64(buf, v);
-}
-
 /* v1: the files every run reads or resets, opened once at setup: a run
  * then costs a pread or pwrite each, not an openat, a read and a close
  * (a cgroup file read from offset 0 is generated anew, as a fresh open's). */
@@ -150,7 +96,7 @@ static int v1_read_u64(const struct slot_cgroup *cg, int f, unsigned long long *
 	char buf[64];
 	if (v1_read_text(cg, f, buf, sizeof(buf)) < 0)
 		return -1;
-	return parse_u64(buf, v);
+	return cg_parse_u64(buf, v);
 }
 
 static int v1_reset(const struct slot_cgroup *cg, int f)
@@ -256,6 +202,15 @@ static int v1_memory_next(const struct slot_cgroup *cg, char *buf, size_t len)
 		return 0;
 	errno = ENAMETOOLONG;
 	return -1;
+}
+
+/* v1: the <slot>.new memory cgroup a worker killed in the middle of
+ * v1_memory_replace left, if any, goes. */
+static void v1_memory_next_remove(const struct slot_cgroup *cg)
+{
+	char next[sizeof(cg->path[CG_MEMORY]) + 8];
+	if (cg->path[CG_MEMORY][0] && v1_memory_next(cg, next, sizeof(next)) == 0)
+		rmdir(next);
 }
 
 /* v1: creates <base>/<slot_name> for one controller and opens its
@@ -382,9 +337,7 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 			 cg->path[CG_MEMORY], errno);
 		return -1;
 	}
-	char next[sizeof(cg->path[CG_MEMORY]) + 8];
-	if (v1_memory_next(cg, next, sizeof(next)) == 0)
-		rmdir(next);            /* a killed worker's, if any (v1_memory_replace) */
+	v1_memory_next_remove(cg);
 	cgroup_slot_kill_all(cg);
 	return 0;
 }
@@ -563,6 +516,7 @@ void cgroup_run_end(struct slot_cgroup *cg)
 		cg2_leaf_remove(cg);
 }
 
+
 int cgroup_slot_join(const struct slot_cgroup *cg)
 {
 	for (int i = 0; i < cg->n_procs; i++)
@@ -637,15 +591,16 @@ void cgroup_slot_kill_all(const struct slot_cgroup *cg)
 		return;
 	}
 	/* The pids hierarchy holds every process of the slot on v1.  Repeat
-	 * until empty: a fork can race a kill. */
+	 * until empty: a fork can race a kill.  Short waits first, as on v2
+	 * (cg2_kill_and_wait): most often only an init is left, exiting. */
 	int fd = cg->dir_fd[CG_PIDS];
-	for (int round = 0; round < 50; round++) {
+	for (int round = 0; round < 95; round++) {
 		char buf[4096];
 		if (cg_read_text(fd, "cgroup.procs", buf, sizeof(buf)) < 0 || !buf[0])
 			return;
 		for (char *tok = strtok(buf, "\n"); tok; tok = strtok(NULL, "\n"))
 			kill((pid_t)atoi(tok), SIGKILL);
-		usleep(10000);
+		usleep(round < 50 ? 1000 : 10000);
 	}
 }
 
@@ -661,19 +616,23 @@ static void rmdir_instance(char *path)
 	*slash = '/';
 }
 
-void cgroup_slot_close(struct slot_cgroup *cg)
+void cgroup_slot_close(struct slot_cgroup *cg, bool remove)
 {
+	if (!remove)            /* kept (slot/keep.h): no path, no rmdir */
+		for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
+			cg->path[i][0] = 0;
 	if (cg->version == 2 && cg->dir_fd[0] >= 0) {
-		cg2_leaf_remove(cg);
-		cg2_sweep_leaves(cg->dir_fd[0], "");
+		if (remove) {
+			cg2_leaf_remove(cg);
+			cg2_sweep_leaves(cg->dir_fd[0], "");
+		}
+		cgroup_run_abandon(cg);
 		cg2_close_slot(cg);
 		return;
 	}
 	for (int f = 0; f < CG_V1_FILES; f++)
 		close_fd(&cg->v1_fd[f]);
-	char next[sizeof(cg->path[CG_MEMORY]) + 8];
-	if (cg->path[CG_MEMORY][0] && v1_memory_next(cg, next, sizeof(next)) == 0)
-		rmdir(next);            /* a killed worker's, if any (v1_memory_replace) */
+	v1_memory_next_remove(cg);
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++) {
 		int fd = cg->dir_fd[i];
 		/* An empty slot cgroup goes with its worker; one still holding a

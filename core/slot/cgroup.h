@@ -109,7 +109,12 @@ long long cgroup_slot_cpu_us(const struct slot_cgroup *cg);
 int cgroup_slot_blocked(const struct slot_cgroup *cg);
 /* Kills whatever is left in the slot cgroup (sweep). */
 void cgroup_slot_kill_all(const struct slot_cgroup *cg);
-void cgroup_slot_close(struct slot_cgroup *cg);
+/* v2: the run's leaf is left as it is, with whatever is still in it (a
+ * kept slot's last run, slot/keep.h): the next set-up's sweep removes it. */
+void cgroup_run_abandon(struct slot_cgroup *cg);
+/* The slot's descriptors closed, and its cgroups removed (remove) or left
+ * for a later start (a kept slot, slot/keep.h). */
+void cgroup_slot_close(struct slot_cgroup *cg, bool remove);
 
 /* Pure parsers of the kernel's file formats, unit-tested for both versions. */
 int cg_parse_v2_cpu_stat(const char *text, unsigned long long *usage_usec);

@@ -43,6 +43,7 @@
 #include "slot/cgroup.h"
 #include "slot/cgroup_internal.h"
 #include "slot/pool.h"
+#include "util/util.h"
 
 static const char *const wanted[] = { "memory", "pids", "cpu" };
 
@@ -308,6 +309,16 @@ void cg2_sweep_leaves(int slotfd, const char *keep)
 		unlinkat(slotfd, de->d_name, AT_REMOVEDIR);
 	}
 	closedir(d);
+}
+
+void cgroup_run_abandon(struct slot_cgroup *cg)
+{
+	if (cg->version != 2)
+		return;
+	close_fd(&cg->run_fd);
+	close_fd(&cg->peak_fd);
+	cg->run_name[0] = 0;
+	cg->run_state = CG_RUN_NONE;
 }
 
 /* The finished run's leaf goes: killed (anything left), empty, removed. */

@@ -14,6 +14,8 @@ int cg_read_text(int dirfd, const char *file, char *buf, size_t len);
 int cg_write_text(int dirfd, const char *file, const char *text);
 int cg_write_u64(int dirfd, const char *file, unsigned long long v);
 int cg_read_u64(int dirfd, const char *file, unsigned long long *v);
+/* A decimal at the start of text.  0, or -1. */
+int cg_parse_u64(const char *text, unsigned long long *v);
 
 /* v2 (cgroup2.c) */
 int cg2_mount_point(char *out, size_t len);

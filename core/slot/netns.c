@@ -49,7 +49,7 @@
 #include "util/prof.h"
 #include "util/util.h"
 
-#define SNAPSHOT_MAX (64 << 10)
+#define SNAPSHOT_MAX NETNS_SNAPSHOT_MAX
 
 /* Under /proc/self/net: what a run can read of its namespace that a run
  * can change.  Sockets: "sockets: used" in sockstat counts every socket of
@@ -240,6 +240,42 @@ bool netns_unchanged(struct slot *s)
 	bool same = len == s->netns_fresh_len;
 	prof_end(PROF_NETNS_CHECK, t);
 	return same;
+}
+
+bool netns_adopt(struct slot *s, int ns, const char *fresh, long len)
+{
+	if (!s->netns_reuse || s->netns_fd >= 0 || len <= 0 || len > SNAPSHOT_MAX)
+		return false;
+	int host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (host < 0)
+		return false;
+	bool in = setns(ns, CLONE_NEWNET) == 0;
+	if (in)
+		open_files(s);
+	if (setns(host, CLONE_NEWNET) < 0) {
+		/* Nothing of this process may go on in a run's namespace. */
+		fprintf(stderr, "gaol: netns: back to the host's network namespace "
+			"errno=%d\n", errno);
+		abort();
+	}
+	close(host);
+	if (!s->netns_fresh)
+		s->netns_fresh = malloc(SNAPSHOT_MAX);
+	if (!in || !s->netns_fresh) {
+		close_files(s);
+		return false;
+	}
+	memcpy(s->netns_fresh, fresh, (size_t)len);
+	s->netns_fresh_len = len;
+	s->netns_fd = ns;
+	if (netns_unchanged(s)) {
+		s->netns_used = false;
+		return true;
+	}
+	s->netns_fd = -1;
+	s->netns_fresh_len = -1;
+	close_files(s);
+	return false;
 }
 
 void netns_free(struct slot *s)

@@ -11,6 +11,8 @@
 
 struct slot;
 
+#define NETNS_SNAPSHOT_MAX (64 << 10)   /* a snapshot's bytes, at most */
+
 /* A new namespace with only a loopback, up, as the slot's next one (with
  * s->netns_reuse, the files compared are opened in it).  0, or -1 with err. */
 int netns_make(struct slot *s, char *err, size_t errlen);
@@ -22,6 +24,11 @@ void netns_remember(struct slot *s);
  * counters, routes, addresses, flow labels) is byte for byte what it was
  * when new.  Only meaningful when every process that entered it is gone. */
 bool netns_unchanged(struct slot *s);
+/* Namespace ns (a file of one kept by slot/keep.c), when what a run can
+ * read of it is still fresh[0..len), the snapshot taken when it was new,
+ * with every process that entered it gone: then it is the slot's (netns_fd,
+ * unused), and true.  False, and the caller keeps ns, otherwise. */
+bool netns_adopt(struct slot *s, int ns, const char *fresh, long len);
 /* The snapshot's buffers. */
 void netns_free(struct slot *s);
 #endif

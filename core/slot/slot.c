@@ -35,6 +35,7 @@
 #include "api/config.h"
 #include "inside/inside.h"
 #include "run/sandbox.h"
+#include "slot/keep.h"
 #include "slot/netns.h"
 #include "slot/slot.h"
 #include "slot/template.h"
@@ -106,7 +107,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 	 * lane's child never hands it back: the worker makes the lane a new
 	 * one when idle (slot_spent). */
 	slot->netns_reuse = !cfg->netns_fresh;
-	(void)lane;
+	slot->keep = lane ? 0 : cfg->keep;
 	slot->exiting_mntns = -1;
 	slot->template_ns = slot->template_root = -1;
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
@@ -134,7 +135,13 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 	snprintf(cg_name, sizeof(cg_name), "%s/%s", cfg->instance, name);
 	if (cgroup_slot_setup(&slot->cg, cgroup_version, cg_name, err, errlen) < 0)
 		return -1;
-	if (make_skeleton(slot, err, errlen) < 0 || template_build(slot, err, errlen) < 0)
+	/* Kept: what earlier starts' runs left charged to its cgroups goes
+	 * first, as between a worker's runs. */
+	if (slot->keep == CONFIG_KEEP)
+		slot_settle(slot);
+	int kept = slot->keep ? keep_load(slot) : 0;
+	if (make_skeleton(slot, err, errlen) < 0 ||
+	    (!(kept & KEEP_TEMPLATE) && template_build(slot, err, errlen) < 0))
 		return -1;
 	if (build_env(slot, cfg) < 0) {
 		snprintf(err, errlen, "sandbox: environment errno=%d", errno);
@@ -142,7 +149,13 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 	}
 	if (seccomp_policy_build(&slot->seccomp, err, errlen) < 0)
 		return -1;
-	return netns_make(slot, err, errlen);
+	if (!(kept & KEEP_NETNS) && netns_make(slot, err, errlen) < 0)
+		return -1;
+	if (slot->keep != CONFIG_KEEP)
+		return 0;
+	if (!(kept & KEEP_NETNS))
+		netns_remember(slot);   /* what the next start compares it with */
+	return keep_save(slot, kept, err, errlen);
 }
 
 void slot_free(struct slot *slot)
@@ -163,7 +176,14 @@ void slot_free(struct slot *slot)
 		close(slot->netns_fd);
 	slot->netns_fd = -1;
 	netns_free(slot);
-	cgroup_slot_close(&slot->cg);
+	/* Kept: the cgroups stay for the next start, whose set-up empties
+	 * them first (a one-shot's last init is killed, not waited for). */
+	cgroup_slot_close(&slot->cg, slot->keep != CONFIG_KEEP);
+	if (slot->keep == CONFIG_KEEP_CLEANUP) {
+		char err[256];
+		if (keep_drop(slot, err, sizeof(err)) < 0)
+			fprintf(stderr, "gaol: slot %u: %s\n", slot->index, err);
+	}
 }
 
 uid_t slot_uid(const struct slot *slot)

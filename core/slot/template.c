@@ -253,15 +253,62 @@ static int go_home(int cwd)
 	return rc;
 }
 
-int template_build(struct slot *s, char *err, size_t errlen)
+static int open_home(char *err, size_t errlen)
 {
-	char root[PATH_MAX], ids[PATH_MAX];
-
 	if (home_ns < 0 && (home_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0)
 		return fail(err, errlen, "sandbox: template: open own mount namespace errno=%d",
 			    errno);
 	if (home_root < 0 && (home_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return fail(err, errlen, "sandbox: template: open own root errno=%d", errno);
+	return 0;
+}
+
+/* Back home, or not on at all: a process stranded in a template's
+ * namespace must not go on. */
+static void go_home_or_abort(int cwd)
+{
+	if (go_home(cwd) < 0) {
+		fprintf(stderr, "gaol: sandbox: template: back to the worker's mount "
+			"namespace errno=%d\n", errno);
+		abort();
+	}
+}
+
+int template_adopt(struct slot *s, int ns)
+{
+	char err[128];
+	if (open_home(err, sizeof(err)) < 0)
+		return -1;
+	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0)
+		return -1;
+	if (setns(ns, CLONE_NEWNS) < 0) {
+		close(cwd);
+		return -1;
+	}
+	/* Its root, which is ours only when this process runs in no chroot
+	 * (the template's root was the builder's own: template_build). */
+	int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	go_home_or_abort(cwd);
+	close(cwd);
+	struct stat a, b;
+	if (root < 0 || fstat(root, &a) < 0 || fstat(home_root, &b) < 0 ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		if (root >= 0)
+			close(root);
+		return -1;
+	}
+	s->template_ns = ns;
+	s->template_root = root;
+	return 0;
+}
+
+int template_build(struct slot *s, char *err, size_t errlen)
+{
+	char root[PATH_MAX], ids[PATH_MAX];
+
+	if (open_home(err, errlen) < 0)
+		return -1;
 	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (cwd < 0)
 		return fail(err, errlen, "sandbox: template: open working directory errno=%d", errno);
@@ -317,12 +364,7 @@ pid_t template_clone(const struct slot *s, long (*clone_fn)(void *), void *arg)
 		close(cwd);
 		return 0;       /* the child, in a copy of the template */
 	}
-	if (go_home(cwd) < 0) {
-		/* A worker stranded in the template's namespace must not go on. */
-		fprintf(stderr, "gaol: sandbox: template: back to the worker's mount "
-			"namespace errno=%d\n", errno);
-		abort();
-	}
+	go_home_or_abort(cwd);
 	close(cwd);
 	errno = saved;
 	return pid;

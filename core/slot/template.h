@@ -23,6 +23,10 @@
 
 /* Builds the slot's template.  0, or -1 with the reason in err. */
 int template_build(struct slot *s, char *err, size_t errlen);
+/* Mount namespace ns (a file of one kept by slot/keep.c) as the slot's
+ * template, when it is one and this process runs in no chroot.  0, or -1
+ * (the caller keeps ns). */
+int template_adopt(struct slot *s, int ns);
 /* clone_fn(arg) (a clone with CLONE_NEWNS) made from inside the slot's
  * template namespace; the caller is back in its own afterwards.  What
  * clone_fn returned: the child's pid, 0 in the child, -1 with errno. */

@@ -8,9 +8,11 @@ the ratios, medians throughout), with the target met or not.
             `isolate --run` (ISOLATE: an isolate binary whose boxes are set
             up; else `isolate` on PATH; else the row says it is missing),
             bwrap --unshare-all and bare /bin/sh -c true, and gaol-run with
-            GAOL_LANG_CACHE=0 (every start runs its shells): each spawned
-            straight (no shell), one of each in turn, medians.
-            Target: gaol-run <= isolate --run.
+            GAOL_LANG_CACHE=0 (every start runs its shells), and gaol-run
+            --keep (its slot kept between starts, as isolate's box is
+            between --init and --cleanup; slot 1, removed at the end with
+            --cleanup): each spawned straight (no shell), one of each in
+            turn, medians.  Target: gaol-run <= isolate --run (for both).
   cpp       Codebattle's C++ checker and solution through POST /run
             against a bare `g++ -std=c++17 -O2` of the same two files,
             alternating, for both of Codebattle's checker styles: the one
@@ -119,7 +121,8 @@ def bench_startup(build, outdir, runs):
         f.write('{"lang_slug": "true", "solution_text": "", "timeout": "10s"}\n')
     gr = [os.path.join(build, "gaol-run"), "--langs", os.path.join(REPO, "tests", "bench", "langs"),
           "--slot", "0"]
-    cmds = [(gr, {}, req), (gr, {"GAOL_LANG_CACHE": "0"}, req)]
+    kept = gr[:-1] + ["1"]
+    cmds = [(gr, {}, req), (gr, {"GAOL_LANG_CACHE": "0"}, req), (kept + ["--keep"], {}, req)]
     isolate = os.environ.get("ISOLATE") or shutil.which("isolate")
     if isolate:
         subprocess.run([isolate, "-b", "0", "--init"], check=True, stdout=subprocess.DEVNULL)
@@ -132,9 +135,12 @@ def bench_startup(build, outdir, runs):
             bw += ["--ro-bind", d, d]
     bw += ["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "/bin/sh", "-c", "true"]
     cmds += [(bw, {}, None), (["/bin/sh", "-c", "true"], {}, None)]
-    t = interleaved(cmds, runs)
-    gaol, nocache = t[0], t[1]
-    rest = t[2:]
+    try:
+        t = interleaved(cmds, runs)
+    finally:
+        subprocess.run(kept + ["--cleanup"], stdout=subprocess.DEVNULL)
+    gaol, nocache, keep = t[0], t[1], t[2]
+    rest = t[3:]
     iso = rest.pop(0) if isolate else None
     bwrap, sh = rest
     host = cgroup2_favor_note()
@@ -143,6 +149,10 @@ def bench_startup(build, outdir, runs):
     else:
         row("gaol-run whole process (ms)", gaol, "isolate --run", None, "<= 1x", None,
             "isolate missing (ISOLATE=...): not measured")
+    if iso is not None:
+        row("gaol-run --keep whole process (ms)", keep, "isolate --run", iso, "<= 1x",
+            keep <= iso, "slot kept between starts, as isolate's box")
+    row("gaol-run --keep whole process (ms)", keep, "gaol-run", gaol)
     row("gaol-run, GAOL_LANG_CACHE=0 (ms)", nocache, "gaol-run, cache", gaol)
     row("gaol-run whole process (ms)", gaol, "bwrap --unshare-all", bwrap)
     row("gaol-run whole process (ms)", gaol, "bare sh -c true", sh)
