@@ -108,8 +108,11 @@ static int number(const char *s, long lo, long hi, long *out)
  * running pool's), its UID ours alone while we run in it (uidlock.h).
  * Without lanes (run_only) the slot alone is taken: main takes the judging
  * lanes when the request turns out to be an /evaluate.  A single run
- * (one_shot) has no next run to give its network namespace to: none is
- * watched for reuse (slot/netns.c), as with RUN_NETNS_FRESH=1. */
+ * (one_shot) has no next run to give its slot's network namespace to: none
+ * is watched for reuse (slot/netns.c), as with RUN_NETNS_FRESH=1; the
+ * judging lanes of an /evaluate, which run test after test, may (main). */
+static bool lanes_netns_fresh;
+
 static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot,
 		       int keep, struct uid_locks *uid)
 {
@@ -129,6 +132,7 @@ static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot
 		return -1;
 	}
 	/* Kept, the namespace may serve the next start (slot/keep.h). */
+	lanes_netns_fresh = e->cfg.netns_fresh;
 	if (one_shot && !keep)
 		e->cfg.netns_fresh = true;
 	e->cfg.keep = keep;
@@ -139,6 +143,21 @@ static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot
 		fprintf(stderr, "gaol-run: %s\n", err);
 		engine_free(e);
 		uidlock_release(uid);
+		return -1;
+	}
+	return 0;
+}
+
+/* An /evaluate's judging lanes.  Lane 0 is the slot: its next test's
+ * network namespace is the one its last test left, when proven unchanged,
+ * as in the other lanes.  0, or -1 after saying why. */
+static int take_lanes(struct engine *e)
+{
+	char err[1024];
+	e->cfg.netns_fresh = lanes_netns_fresh;
+	e->slot.netns_reuse = !lanes_netns_fresh;
+	if (engine_take_lanes(e, err, sizeof(err)) < 0) {
+		fprintf(stderr, "gaol-run: %s\n", err);
 		return -1;
 	}
 	return 0;
@@ -231,16 +250,12 @@ int main(int argc, char **argv)
 	struct answer a = { 0 };
 	double *ms = calloc((size_t)repeat, sizeof(*ms));
 	int evaluate = body && is_evaluate(body, len);
-	if (evaluate) {
-		char err[1024];
-		if (engine_take_lanes(&e, err, sizeof(err)) < 0) {
-			fprintf(stderr, "gaol-run: %s\n", err);
-			free(body);
-			free(ms);
-			engine_free(&e);
-			uidlock_release(&uid);
-			return 2;
-		}
+	if (evaluate && take_lanes(&e) < 0) {
+		free(body);
+		free(ms);
+		engine_free(&e);
+		uidlock_release(&uid);
+		return 2;
 	}
 	double start = now_us() / 1e3;
 	for (long i = 0; i < repeat; i++) {

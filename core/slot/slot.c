@@ -239,7 +239,12 @@ int slot_refresh(struct slot *slot, char *err, size_t errlen)
 		slot->netns_used = false;
 		return 0;
 	}
-	return netns_make(slot, err, errlen);
+	/* Remembered now: a judging lane's next test enters it straight away
+	 * (start_fresh), and without a snapshot it would never serve another. */
+	if (netns_make(slot, err, errlen) < 0)
+		return -1;
+	netns_remember(slot);
+	return 0;
 }
 
 int slot_renew(struct slot *slot, char *err, size_t errlen)

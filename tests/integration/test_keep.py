@@ -78,7 +78,8 @@ def kept():
     for tmp, env in gh.own_langs("gaol-keep-", "kp", UID_OFFSET):
         langs = os.path.join(tmp, "langs")
         gh.write_lang(langs, LANG_JSON,
-                      "test:\n\t/usr/bin/python3 -I check/solution.py\n\n.PHONY: test\n")
+                      "test run:\n\t/usr/bin/python3 -I check/solution.py\n"
+                      "build:\n\ttrue\n\n.PHONY: test run build\n")
         ctx = {"langs": langs, "env": env, "state": env["GAOL_STATE_DIR"],
                "instance": env["GAOL_INSTANCE"], "uid": gh.UID_BASE + UID_OFFSET,
                "port": 20000 + os.getpid() % 20000}
@@ -228,3 +229,27 @@ def test_keep_with_check_or_cleanup_with_repeat_is_a_usage_error(kept):
         assert p.returncode == 2, (args, p.stderr)
         assert b"usage" in p.stderr
     assert not os.path.exists(keep_dir(kept))
+
+
+def test_one_shot_judging_lanes_reuse_only_an_unchanged_namespace(kept):
+    """Not --keep: a one-shot /evaluate's judging lanes (lane 0 is the slot
+    itself) give a test's network namespace to the lane's next test when
+    proven unchanged, as a worker's lanes do, and never one a test used."""
+    def evaluate(code):
+        req = {"language": "kpy", "code": code.replace("PORT", str(kept["port"])),
+               "test_cases": [{"input": "", "expected_output": ""}] * 6}
+        p = subprocess.run([GAOL_RUN, "--langs", kept["langs"], "--slot", "0"],
+                           input=json.dumps(req).encode(), env=kept["env"],
+                           capture_output=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        return [json.loads(r["actual"].splitlines()[0]) for r in json.loads(p.stdout)["results"]]
+    lanes = 2                           # RUN_EVAL_PARALLEL's default
+    quiet = evaluate(LOOK)
+    for i in range(lanes, len(quiet)):
+        assert quiet[i]["net"] == quiet[i - lanes]["net"], (i, quiet)
+    noisy = evaluate(LOOK + LEAVE)
+    for i in range(lanes, len(noisy)):
+        assert noisy[i]["net"] != noisy[i - lanes]["net"], (i, noisy)
+        assert noisy[i]["tw"] == 0 and noisy[i]["bind"] == "ok", noisy[i]
+        assert noisy[i]["shm"] == [] and noisy[i]["tmp"] == [], noisy[i]
+    nothing_of_the_slot_runs(kept)
