@@ -516,7 +516,6 @@ void cgroup_run_end(struct slot_cgroup *cg)
 		cg2_leaf_remove(cg);
 }
 
-
 int cgroup_slot_join(const struct slot_cgroup *cg)
 {
 	for (int i = 0; i < cg->n_procs; i++)
