@@ -109,10 +109,8 @@ static int number(const char *s, long lo, long hi, long *out)
  * Without lanes (run_only) the slot alone is taken: main takes the judging
  * lanes when the request turns out to be an /evaluate.  A single run
  * (one_shot) has no next run to give its slot's network namespace to: none
- * is watched for reuse (slot/netns.c), as with RUN_NETNS_FRESH=1; the
- * judging lanes of an /evaluate, which run test after test, may (main). */
-static bool lanes_netns_fresh;
-
+ * is watched for reuse (slot/netns.c), unless kept; the judging lanes of an
+ * /evaluate, which run test after test, may (engine_take_lanes). */
 static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot,
 		       int keep, struct uid_locks *uid)
 {
@@ -131,10 +129,7 @@ static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot
 		fprintf(stderr, "gaol-run: %s\n", err);
 		return -1;
 	}
-	/* Kept, the namespace may serve the next start (slot/keep.h). */
-	lanes_netns_fresh = e->cfg.netns_fresh;
-	if (one_shot && !keep)
-		e->cfg.netns_fresh = true;
+	e->one_shot = one_shot;
 	e->cfg.keep = keep;
 	if (uidlock_take(uid, e->cfg.instance, e->cfg.uid_base + (uid_t)slot, 1,
 			 err, sizeof(err)) < 0 ||
@@ -154,8 +149,6 @@ static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot
 static int take_lanes(struct engine *e)
 {
 	char err[1024];
-	e->cfg.netns_fresh = lanes_netns_fresh;
-	e->slot.netns_reuse = !lanes_netns_fresh;
 	if (engine_take_lanes(e, err, sizeof(err)) < 0) {
 		fprintf(stderr, "gaol-run: %s\n", err);
 		return -1;

@@ -85,14 +85,21 @@ struct slot *engine_lane(struct engine *e, unsigned k)
 int engine_take_run_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen)
 {
 	e->slot_index = slot_index;
-	return slot_init(&e->slot, &e->cfg, e->cgroup_version, slot_index, 0, err, errlen);
+	/* A one-shot's slot has no next run to give its network namespace
+	 * to, unless it is kept for the next start (slot/keep.h). */
+	bool reuse = !e->cfg.netns_fresh && (!e->one_shot || e->cfg.keep);
+	return slot_init(&e->slot, &e->cfg, e->cgroup_version, slot_index, 0, reuse,
+			 err, errlen);
 }
 
 int engine_take_lanes(struct engine *e, char *err, size_t errlen)
 {
+	/* Lane 0 judges test after test too: its next test may reuse the
+	 * namespace its last one left (a one-shot's slot included). */
+	e->slot.netns_reuse = !e->cfg.netns_fresh;
 	for (unsigned k = e->n_lanes + 1; k < e->cfg.eval_parallel; k++) {
 		if (slot_init(engine_lane(e, k), &e->cfg, e->cgroup_version, e->slot_index, k,
-			      err, errlen) < 0)
+			      !e->cfg.netns_fresh, err, errlen) < 0)
 			return -1;
 		e->n_lanes = k;
 	}

@@ -31,6 +31,8 @@ struct engine {
 	unsigned n_lanes;        /* lanes 1..n_lanes are taken */
 	int cgroup_version;      /* 1 or 2: the service's, from engine_load */
 	unsigned slot_index;     /* which slot engine_take_slot took */
+	bool one_shot;           /* set before engine_take_run_slot by a process
+				  * that runs once and exits (gaol-run) */
 	/* Set by the adapter for one request, NULL otherwise: */
 	const struct answer_stream *stream;  /* stream /evaluate's answer */
 	const struct client_watch *client;   /* stop when the client leaves */

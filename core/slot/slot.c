@@ -92,7 +92,7 @@ static int build_env(struct slot *s, const struct gaol_config *cfg)
 }
 
 int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_version,
-	      unsigned index, unsigned lane, char *err, size_t errlen)
+	      unsigned index, unsigned lane, bool netns_reuse, char *err, size_t errlen)
 {
 	memset(slot, 0, sizeof(*slot));
 	slot->ready = true;
@@ -106,7 +106,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 	 * judging lane runs one after the other (sandbox_run reaps first).  A
 	 * lane's child never hands it back: the worker makes the lane a new
 	 * one when idle (slot_spent). */
-	slot->netns_reuse = !cfg->netns_fresh;
+	slot->netns_reuse = netns_reuse;
 	slot->keep = lane ? 0 : cfg->keep;
 	slot->exiting_mntns = -1;
 	slot->template_ns = slot->template_root = -1;

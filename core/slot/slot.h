@@ -48,9 +48,11 @@ struct slot {
 
 /* Prepares slot index (lane 0, or a judging lane) for this process: uid,
  * cgroup (of the service's cgroup_version), state directory, network
- * namespace, seccomp program. */
+ * namespace, seccomp program.  netns_reuse: its network namespace may serve
+ * a next run when proven unchanged (false: none is watched, as for a slot
+ * that has no next run). */
 int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_version,
-	      unsigned index, unsigned lane, char *err, size_t errlen);
+	      unsigned index, unsigned lane, bool netns_reuse, char *err, size_t errlen);
 void slot_free(struct slot *slot);
 /* Prepares what the next run needs fresh (its network namespace: the one a
  * run used again only when proven unchanged, slot/netns.h), off the
