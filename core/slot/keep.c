@@ -75,17 +75,7 @@ static long read_kept(const struct slot *s, const char *name, char *buf, size_t 
 {
 	char path[PATH_MAX];
 	keep_path(s, name, path, sizeof(path));
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -1;
-	size_t len = 0;
-	ssize_t got;
-	while (len < cap && (got = read(fd, buf + len, cap - len)) > 0)
-		len += (size_t)got;
-	char extra;
-	bool whole = len < cap || read(fd, &extra, 1) == 0;
-	close(fd);
-	return whole ? (long)len : -1;
+	return file_read_at(AT_FDCWD, path, buf, cap);
 }
 
 static int open_kept(const struct slot *s, const char *name)

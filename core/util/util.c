@@ -89,6 +89,22 @@ int file_write_at(int dirfd, const char *name, int flags, mode_t mode,
 	return close(fd);
 }
 
+long file_read_at(int dirfd, const char *name, void *buf, size_t cap)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	char *b = buf, extra;
+	size_t len = 0;
+	ssize_t got = 0;
+	while (len < cap && ((got = read(fd, b + len, cap - len)) > 0 ||
+			     (got < 0 && errno == EINTR)))
+		len += got > 0 ? (size_t)got : 0;
+	bool whole = got >= 0 && (len < cap || read(fd, &extra, 1) == 0);
+	close(fd);
+	return whole ? (long)len : -1;
+}
+
 bool file_contains(const char *path, const char *needle)
 {
 	char buf[8192];

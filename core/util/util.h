@@ -33,6 +33,10 @@ int read_all(int fd, void *buf, size_t len);
  * holding buf.  0, or -1 with errno. */
 int file_write_at(int dirfd, const char *name, int flags, mode_t mode,
 		  const void *buf, size_t len);
+/* The whole of name in dirfd (never following a link) into buf, when it is
+ * at most cap bytes.  Its length, or -1 when it cannot be read or is
+ * longer. */
+long file_read_at(int dirfd, const char *name, void *buf, size_t cap);
 /* Whether the first 8 KiB of a small file (a /proc or /sys one, whose size
  * says nothing: it is read) hold needle.  0 when it cannot be read. */
 bool file_contains(const char *path, const char *needle);

@@ -17,6 +17,7 @@ static Suite *(*const suites[])(void) = {
 	cgroup_suite,
 	tree_suite,
 	seccomp_suite,
+	util_suite,
 };
 
 int

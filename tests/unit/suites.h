@@ -15,5 +15,6 @@ Suite *judge_suite(void);
 Suite *cgroup_suite(void);
 Suite *tree_suite(void);
 Suite *seccomp_suite(void);
+Suite *util_suite(void);
 
 #endif
