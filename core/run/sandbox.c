@@ -419,8 +419,11 @@ static void reap_exiting(struct slot *slot)
 		prof_end(PROF_REAP, t);
 	}
 	slot->exiting = 0;
-	if (slot->exiting_mntns >= 0)
+	t = prof_begin();
+	if (slot->exiting_mntns >= 0) {
 		close(slot->exiting_mntns);
+		prof_end(PROF_MNTNS_DROP, t);
+	}
 	slot->exiting_mntns = -1;
 	cgroup_run_end(&slot->cg);      /* v2: the finished run's leaf goes */
 }

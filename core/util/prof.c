@@ -10,7 +10,8 @@ static const char *const names[PROF_STEPS] = {
 	[PROF_HANDOFF] = "  hand-off", [PROF_SUPERVISE] = "  to the report",
 	[PROF_INIT_WAKE] = "    init has the request", [PROF_INIT_VIEW] = "    request's view",
 	[PROF_PAYLOAD] = "    payload", [PROF_INIT_END] = "    kill rest, report",
-	[PROF_REAP] = "reap last init", [PROF_SETTLE] = "memory.force_empty",
+	[PROF_REAP] = "reap last init", [PROF_MNTNS_DROP] = "drop its mount namespace",
+	[PROF_SETTLE] = "memory.force_empty",
 	[PROF_NETNS] = "new netns", [PROF_NETNS_CHECK] = "netns emptiness check",
 	[PROF_CLONE] = "pipes + clone next init",
 };

@@ -20,6 +20,7 @@ enum prof_step {
 	PROF_PAYLOAD,    /*     the payload, clone to reaped */
 	PROF_INIT_END,   /*     the rest killed, report read by the worker */
 	PROF_REAP,       /* reaping the last run's init (idle) */
+	PROF_MNTNS_DROP, /* letting its mount namespace go (idle) */
 	PROF_SETTLE,     /* memory.force_empty (idle) */
 	PROF_NETNS,      /* a new network namespace (idle) */
 	PROF_NETNS_CHECK,/* proving the used one empty, to reuse it (idle) */
