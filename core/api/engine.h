@@ -88,8 +88,8 @@ void engine_release_slot(struct engine *e);
 int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen);
 void engine_free(struct engine *e);
 /* engine_free for a process that exits next (a one-shot gaol-run): the
- * last run's init is not waited for while it empties its tmpfs
- * (sandbox_release_now); the slot's cgroups still go before it returns. */
+ * last run's init is killed rather than waited for (sandbox_release_now);
+ * the slot's cgroups still go before it returns. */
 void engine_free_now(struct engine *e);
 
 /* Judging lane k: 0 is the worker's slot, 1.. its lanes' own. */

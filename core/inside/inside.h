@@ -26,6 +26,6 @@ __attribute__((noreturn)) void init_fail(const struct plan *p, const char *step)
 /* The mount view (mounts.c): what no request decides, then the request's
  * part and pivot_root.  mounts_build_request returns the upper layer's fd. */
 void mounts_build_static(const struct plan *p);
-int mounts_build_request(const struct plan *p, int *scratch_fd);
+int mounts_build_request(const struct plan *p);
 
 #endif

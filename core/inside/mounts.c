@@ -255,21 +255,21 @@ void mounts_build_static(const struct plan *p)
 }
 
 /* The request's part: its writable layers, /sandbox over its language (and
- * build), then pivot_root into the new root.  Returns the upper layer's fd;
- * *scratch_fd is the writable tmpfs's root. */
-int mounts_build_request(const struct plan *p, int *scratch_fd)
+ * build), then pivot_root into the new root.  Returns the upper layer's fd. */
+int mounts_build_request(const struct plan *p)
 {
 	const char *state = p->slot->state_dir;
 	char root[PATH_MAX], path[PATH_MAX], scratch[PATH_MAX], tmp[PATH_MAX];
 
 	pathcat(root, sizeof(root), state, "/root");
 	pathcat(scratch, sizeof(scratch), state, "/scratch");
-	int upper = build_scratch(p, scratch, scratch_fd);
+	int scratch_fd;
+	int upper = build_scratch(p, scratch, &scratch_fd);
 	/* The overlays' layers are named relative to the scratch tmpfs (symlinks
 	 * to the language directory and the build), so that mountinfo shows
 	 * "lowerdir=build:lang,upperdir=upper", no host path. */
 	const struct sandbox_spec *spec = p->spec;
-	if (fchdir(*scratch_fd) < 0 || symlink(spec->lang->dir, "lang") < 0 ||
+	if (fchdir(scratch_fd) < 0 || symlink(spec->lang->dir, "lang") < 0 ||
 	    (spec->lower && symlink(spec->lower, "build") < 0))
 		init_fail(p, "overlay layer names");
 	pathcat(path, sizeof(path), root, "/sandbox");
@@ -277,9 +277,10 @@ int mounts_build_request(const struct plan *p, int *scratch_fd)
 		       p->overlay_opts, "mount /sandbox overlay");
 	build_cache_overlays(p, root);
 	/* /proc/meminfo: the run's own limit, not the host's memory. */
-	if (neutral_meminfo(*scratch_fd, "meminfo", spec->mem_max ? spec->mem_max
+	if (neutral_meminfo(scratch_fd, "meminfo", spec->mem_max ? spec->mem_max
 			    : spec->lang->mem_max) < 0)
 		init_fail(p, "write meminfo");
+	close(scratch_fd);
 	pathcat(tmp, sizeof(tmp), scratch, "/meminfo");
 	pathcat(path, sizeof(path), root, "/proc/meminfo");
 	bind_ro(p, tmp, path, "bind meminfo");

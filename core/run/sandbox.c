@@ -22,12 +22,14 @@
  *            everything reparented to it.  When the payload exits it kills
  *            and reaps whatever is left (nothing a payload starts - daemons,
  *            setsid, double forks - outlives its run), reports the status
- *            on the report pipe, empties the run's tmpfs and exits.  init
- *            dies with the worker (PR_SET_PDEATHSIG), and the death of a PID
- *            namespace's init kills every process left in it.  The worker
+ *            on the report pipe and exits (its files go with its mount
+ *            namespace, below).  init dies with the worker
+ *            (PR_SET_PDEATHSIG), and the death of a PID namespace's init
+ *            kills every process left in it.  The worker
  *            answers at the report, and reaps init and lets the mount
- *            namespace go while idle, before the slot's next run: the
- *            teardown is nobody's wait.
+ *            namespace go (the run's tmpfs and /dev/shm with it) while
+ *            idle, before the slot's next run: the teardown is nobody's
+ *            wait.
  *   payload  born in the slot's cgroup (never migrated), drops to the slot
  *            UID with no groups, no capabilities and no_new_privs, closes
  *            every other fd, installs seccomp last and execs

@@ -139,9 +139,9 @@ def assert_filled_to_enospc(service, run, cap):
     assert run.result["errno"] == errno.ENOSPC, "expected ENOSPC, got %r" % run.result
     assert run.result["bytes"] <= cap, run.result
     # What the run wrote goes with it: the slot's memory (tmpfs pages are
-    # charged there) does not go on holding the file.  The run's init
-    # empties the tmpfs after it has reported, and the worker waits for
-    # that before the slot's next run; here no next run is needed.
+    # charged there) does not go on holding the file.  The run's tmpfs goes
+    # with its mount namespace, which the worker lets go while idle after
+    # answering, before the slot's next run; here no next run is needed.
     deadline = time.monotonic() + 5
     while True:
         usage = gi.slot_memory_usage(service.uid_lo, service.uid_hi)
