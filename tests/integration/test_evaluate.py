@@ -257,6 +257,53 @@ def test_the_memory_limit_holds_after_a_test_that_left_memory_charged(stack, ins
         assert r["memory_kb"] <= 64 * 1024 * 1.1, r
 
 
+FILL_OR_ALLOC = """
+import sys
+what = sys.stdin.read().strip()
+if what == "alloc":
+    block = bytearray(40 << 20)
+    for i in range(0, len(block), 4096):
+        block[i] = 1
+else:
+    with open("/%s/left-by-this-test" % what, "wb") as f:
+        for _ in range(40):
+            f.write(b"x" * (1 << 20))
+print("ok")
+"""
+
+
+def host_shmem_kb():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("Shmem:"):
+                return int(line.split()[1])
+    raise AssertionError("no Shmem line in /proc/meminfo")
+
+
+def test_a_tests_files_go_with_it(stack, installed):
+    # A test's /tmp and /dev/shm are tmpfs (Shmem, charged to its lane's
+    # memory cgroup); they go with the test's mount namespace, which its lane
+    # lets go before the next test, and the last one when the request ends.
+    # Each lane here writes 40 MiB to /tmp, then 40 MiB to /dev/shm, then
+    # allocates 40 MiB, each under a 64 MiB limit: 160 MiB of files in all,
+    # which must not outlive the request (on cgroup v1 a lane whose memory
+    # cgroup holds them would get a new one, so the limit alone cannot tell).
+    if "python" not in installed:
+        pytest.skip("python is not installed")
+    lanes = 2
+    tests = [("tmp", "ok")] * lanes + [("dev/shm", "ok")] * lanes + [("alloc", "ok")] * lanes
+    before = host_shmem_kb()
+    for _ in range(2):
+        doc = evaluate(stack, "python", FILL_OR_ALLOC, tests, memory_limit_mb=64,
+                       time_limit_ms=10000)
+        assert [r["verdict"] for r in doc["results"]] == ["OK"] * len(tests), doc["results"]
+    deadline = time.monotonic() + 5
+    while host_shmem_kb() - before > (64 << 10) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    grew = host_shmem_kb() - before
+    assert grew <= 64 << 10, "the host's Shmem grew by %d KiB (320 MiB written)" % grew
+
+
 @pytest.mark.parametrize("language", LANGS)
 def test_re_by_exit_code(stack, installed, language):
     code = program(language, "exit3", installed)
