@@ -131,8 +131,9 @@ void sandbox_release(struct slot *slot);
 /* For a process about to exit (a one-shot gaol-run): the last run's init,
  * which has reported and killed the rest of its run, is killed now rather
  * than waited for; the files go with its mount namespace, which the slot
- * lets go once init is reaped.  Then as sandbox_release.  A kept slot's init (slot/keep.h) is not even reaped:
- * the process's exit hands it to whoever adopts it. */
+ * lets go once init is reaped.  Then as sandbox_release.  A kept slot's
+ * init (slot/keep.h) is not even reaped: the process's exit hands it to
+ * whoever adopts it. */
 void sandbox_release_now(struct slot *slot);
 
 #endif
