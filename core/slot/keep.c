@@ -78,6 +78,13 @@ static long read_kept(const struct slot *s, const char *name, char *buf, size_t 
 	return file_read_at(AT_FDCWD, path, buf, cap);
 }
 
+/* Every mount stacked on path goes (the namespace file a pin holds). */
+static void unmount_all(const char *path)
+{
+	while (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
+		;
+}
+
 static int open_kept(const struct slot *s, const char *name)
 {
 	char path[PATH_MAX];
@@ -144,8 +151,7 @@ static int pin(const struct slot *s, int fd, const char *name, char *err, size_t
 {
 	char path[PATH_MAX], src[64];
 	keep_path(s, name, path, sizeof(path));
-	while (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
-		;
+	unmount_all(path);
 	int f = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (f < 0)
 		return fail(err, errlen, "keep: create %s errno=%d", path, errno);
@@ -159,15 +165,10 @@ static int pin(const struct slot *s, int fd, const char *name, char *err, size_t
 static int write_kept(const struct slot *s, const char *name, const void *buf, size_t len,
 		      char *err, size_t errlen)
 {
-	char dir[PATH_MAX];
-	keep_path(s, "", dir, sizeof(dir));
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = dfd < 0 ? -1 : file_write_at(dfd, name, O_TRUNC, 0600, buf, len);
-	int saved = errno;
-	if (dfd >= 0)
-		close(dfd);
-	if (rc < 0)
-		return fail(err, errlen, "keep: write %s/%s errno=%d", dir, name, saved);
+	char path[PATH_MAX];
+	keep_path(s, name, path, sizeof(path));
+	if (file_write_at(AT_FDCWD, path, O_TRUNC, 0600, buf, len) < 0)
+		return fail(err, errlen, "keep: write %s errno=%d", path, errno);
 	return 0;
 }
 
@@ -210,14 +211,12 @@ int keep_drop(const struct slot *s, char *err, size_t errlen)
 	char path[PATH_MAX];
 	for (size_t i = 0; i < N(names); i++) {
 		keep_path(s, names[i], path, sizeof(path));
-		while (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
-			;
+		unmount_all(path);
 		if (unlink(path) < 0 && errno != ENOENT)
 			return fail(err, errlen, "keep: remove %s errno=%d", path, errno);
 	}
 	keep_path(s, "", path, sizeof(path));
-	while (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
-		;
+	unmount_all(path);
 	if (rmdir(path) < 0 && errno != ENOENT)
 		return fail(err, errlen, "keep: remove %s errno=%d", path, errno);
 	return 0;
