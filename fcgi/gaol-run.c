@@ -143,9 +143,8 @@ static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot
 	return 0;
 }
 
-/* An /evaluate's judging lanes.  Lane 0 is the slot: its next test's
- * network namespace is the one its last test left, when proven unchanged,
- * as in the other lanes.  0, or -1 after saying why. */
+/* An /evaluate's judging lanes (engine_take_lanes; lane 0 is the slot).
+ * 0, or -1 after saying why. */
 static int take_lanes(struct engine *e)
 {
 	char err[1024];
