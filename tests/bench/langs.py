@@ -312,10 +312,10 @@ def bare_cpu_ms(lang, code, cases):
                                         stdout=subprocess.DEVNULL, env={"PATH": "/usr/bin:/bin"})
                 proc.stdin.write(case["input"].encode())
                 proc.stdin.close()
-                _, status, ru = os.wait4(proc.pid, 0)
-                proc.returncode = 0
-                if status:
-                    raise RuntimeError("bare %s exited with status %d" % (lang, status))
+                _, status, ru = os.wait4(proc.pid, 0)   # rusage: Popen.wait has none
+                proc.returncode = os.waitstatus_to_exitcode(status)
+                if proc.returncode:
+                    raise RuntimeError("bare %s exited with %d" % (lang, proc.returncode))
                 total += (ru.ru_utime + ru.ru_stime) * 1000.0
             means.append(total / len(cases))
         return median(means)
