@@ -18,6 +18,7 @@
 #include "api/engine.h"
 #include "status.h"
 #include "judge/judge.h"
+#include "util/cpus.h"
 #include "util/util.h"
 #include "util/prof.h"
 #include "api/version.h"
@@ -131,6 +132,11 @@ static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot
 	}
 	e->one_shot = one_shot;
 	e->cfg.keep = keep;
+	/* --repeat is a worker's cycle: on a CPU of its own, as a worker is
+	 * (util/cpus.h).  A single run is one process's start-up, its init
+	 * building on the other CPU meanwhile: not pinned. */
+	if (run_only && !one_shot && !e->cfg.unpinned)
+		cpus_pin((unsigned)slot);
 	if (uidlock_take(uid, e->cfg.instance, e->cfg.uid_base + (uid_t)slot, 1,
 			 err, sizeof(err)) < 0 ||
 	    (run_only ? engine_take_run_slot(e, (unsigned)slot, err, sizeof(err))

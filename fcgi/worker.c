@@ -47,6 +47,7 @@
 #include <fcgiapp.h>
 
 #include "api/engine.h"
+#include "util/cpus.h"
 #include "http.h"
 #include "worker.h"
 
@@ -194,6 +195,10 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 			strerror(errno));
 		return WORKER_EXIT_SETUP;
 	}
+	/* Before the slot is taken: the sandbox built ahead is cloned on
+	 * the worker's CPU too. */
+	if (!e.cfg.unpinned)
+		cpus_pin(slot);
 	if (engine_take_slot(&e, slot, err, sizeof err) < 0) {
 		fprintf(stderr, "gaol-fcgi: slot %u: %s\n", slot, err);
 		return WORKER_EXIT_SETUP;

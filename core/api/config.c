@@ -486,6 +486,7 @@ static int read_env(struct gaol_config *cfg, char *err, size_t errlen)
 	    get_flag("ALLOW_SHUTDOWN", false, &cfg->allow_shutdown, err,
 		     errlen) == -1 ||
 	    get_flag("RUN_NETNS_FRESH", true, &cfg->netns_fresh, err, errlen) == -1 ||
+	    get_flag("RUN_UNPINNED", true, &cfg->unpinned, err, errlen) == -1 ||
 	    get_flag("RUN_CGROUP_FAVORDYNMODS", true, &cfg->favor_dynmods, err,
 		     errlen) == -1)
 		return -1;

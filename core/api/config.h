@@ -35,6 +35,7 @@ struct gaol_config {
 	bool debug;                     /* DEBUG */
 	bool allow_shutdown;            /* ALLOW_SHUTDOWN */
 	bool netns_fresh;               /* RUN_NETNS_FRESH: never reuse a netns */
+	bool unpinned;                  /* RUN_UNPINNED: workers not on a CPU each */
 	bool favor_dynmods;             /* RUN_CGROUP_FAVORDYNMODS (v1 hosts) */
 	int keep;                       /* gaol-run's slot kept between starts
 					 * (slot/keep.h): CONFIG_KEEP_*; never

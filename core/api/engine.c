@@ -19,6 +19,7 @@
 #include "api/engine.h"
 #include "api/request.h"
 #include "api/version.h"
+#include "util/cpus.h"
 #include "util/utf8.h"
 #include "util/util.h"
 
@@ -67,6 +68,7 @@ int engine_load(struct engine *e, char *err, size_t errlen)
 	memset(e, 0, offsetof(struct engine, lanes));
 	if (config_from_env(&e->cfg, err, errlen) < 0)
 		return -1;
+	cpus_note();    /* the CPUs a run's program gets, whatever pins a worker */
 	if (langs_load(&e->cfg, &e->langs, err, errlen) < 0)
 		return -1;
 	if (cgroup_service_prepare(&e->cgroup_version, err, errlen) < 0)

@@ -34,6 +34,7 @@
 #include "api/config.h"
 #include "inside/inside.h"
 #include "slot/tree.h"
+#include "util/cpus.h"
 #include "util/prof.h"
 
 #define RUN_NOFILE 256
@@ -76,6 +77,9 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Nor is the worker's CPU (util/cpus.h): the program may use every
+	 * CPU of the service's.  Refused only when the cgroup allows none. */
+	(void)cpus_unpin();
 
 	int in = p->in[0] >= 0 ? p->in[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (in < 0 || dup2(in, 0) < 0 || dup2(p->out[1], 1) < 0 ||

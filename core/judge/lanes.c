@@ -25,6 +25,7 @@
 #include "util/fail.h"
 #include "judge/judge.h"
 #include "util/utf8.h"
+#include "util/cpus.h"
 #include "util/util.h"
 #include "judge/internal.h"
 
@@ -268,6 +269,7 @@ static void __attribute__((noreturn)) lane_child(struct judging *j, unsigned k,
 						 unsigned P, int fd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	cpus_pin_lane(k);       /* a CPU of its own, next to its worker's */
 	FILE *f = fdopen(fd, "w");
 	for (size_t i = k; f && i < j->req->n_tests && !judge_client_gone(j); i += P) {
 		struct json_object *o = run_test(j, engine_lane(j->e, k), i);

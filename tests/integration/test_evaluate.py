@@ -3,6 +3,7 @@ through the real stack.  Every verdict is provoked by a real program, in each
 language that has build/run targets and is installed here (c, cpp, python,
 java); a language that is not installed is skipped by name."""
 
+import os
 import time
 
 import pytest
@@ -302,6 +303,18 @@ def test_a_tests_files_go_with_it(stack, installed):
         time.sleep(0.05)
     grew = host_shmem_kb() - before
     assert grew <= 64 << 10, "the host's Shmem grew by %d KiB (320 MiB written)" % grew
+
+
+def test_a_judged_program_may_use_every_cpu_of_the_service(stack, installed):
+    # The lanes that judge a request's tests side by side are pinned to a
+    # CPU each (docs/design.md, "CPU placement"); the program under test
+    # gets the service's whole set back, on every lane.
+    if "python" not in installed:
+        pytest.skip("python is not installed")
+    service = " ".join(str(c) for c in sorted(os.sched_getaffinity(0)))
+    code = "import os\nprint(' '.join(str(c) for c in sorted(os.sched_getaffinity(0))))\n"
+    doc = evaluate(stack, "python", code, [("", service)] * 6)
+    assert [r["verdict"] for r in doc["results"]] == ["OK"] * 6, doc["results"]
 
 
 @pytest.mark.parametrize("language", LANGS)

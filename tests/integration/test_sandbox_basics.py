@@ -2,6 +2,7 @@
 programs live in tests/isolation; these are the promises a user can check
 with one request."""
 
+import os
 import uuid
 
 import gaol_helpers as gh
@@ -128,3 +129,18 @@ def test_run_sees_only_its_own_processes(stack):
 def test_stdin_is_dev_null(stack):
     out, _ = stack.py_eval("import sys\nresult = repr(sys.stdin.buffer.read())")
     assert out == "b''", out
+
+
+def test_a_run_may_use_every_cpu_of_the_service(stack):
+    # Each worker is pinned to one CPU of the service's (docs/design.md, "CPU
+    # placement"); the program it runs is not: it gets the whole set back
+    # before execve, so a JVM or a Go runtime sizes its threads for them all.
+    service = sorted(os.sched_getaffinity(0))     # the stack's, as started
+    workers = {w: sorted(os.sched_getaffinity(w)) for w in stack.fcgi_workers()}
+    if len(service) > 1:
+        assert all(len(cpus) == 1 for cpus in workers.values()), workers
+        assert len({cpus[0] for cpus in workers.values()}) == min(len(workers), len(service)), \
+            "workers share a CPU while another is free: %r" % workers
+    for _ in range(2 * stack.concurrency):
+        out, _ = stack.py_eval("import os\nresult = sorted(os.sched_getaffinity(0))")
+        assert out == service, "the program may use CPUs %r of %r" % (out, service)

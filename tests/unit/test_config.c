@@ -24,7 +24,7 @@ static const char *const variables[] = {
 	"RUN_EVAL_HIDE_CACHED",
 	"RUN_ANSWER_MAX", "RUN_REQUEST_BUDGET", "RUN_POOL_MEMORY_MAX",
 	"RUN_LANG_START_TIMEOUT", "RUN_EVAL_INPUT_MAX", "RUN_EVAL_OUTPUT_MAX",
-	"RUN_EVAL_STDERR_MAX", "RUN_EVAL_COMPILE_TIMEOUT",
+	"RUN_EVAL_STDERR_MAX", "RUN_EVAL_COMPILE_TIMEOUT", "RUN_UNPINNED",
 };
 
 static struct gaol_config cfg;
@@ -114,6 +114,7 @@ START_TEST(config_defaults)
 	ck_assert_int_eq(cfg.timeout_default_ms, 30000);
 	ck_assert(!cfg.debug);
 	ck_assert(!cfg.allow_shutdown);
+	ck_assert(!cfg.unpinned);
 	ck_assert_uint_eq(cfg.uid_base, 10001);
 	ck_assert_uint_eq(cfg.n_env_allow, 0);
 	ck_assert_uint_eq(cfg.memory_max, 0);
@@ -332,6 +333,21 @@ END_TEST
 START_TEST(config_rejects_bad_allow_shutdown)
 {
 	refuses("ALLOW_SHUTDOWN", "on");
+}
+END_TEST
+
+/* RUN_UNPINNED: a flag like RUN_NETNS_FRESH, set and empty meaning on. */
+START_TEST(config_unpinned_is_a_flag)
+{
+	static const struct { const char *value; bool on; } cases[] = {
+		{ "1", true }, { "true", true }, { "", true }, { "0", false }, { "false", false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		setenv("RUN_UNPINNED", cases[i].value, 1);
+		loads();
+		ck_assert_msg(cfg.unpinned == cases[i].on, "RUN_UNPINNED=\"%s\"", cases[i].value);
+	}
+	refuses("RUN_UNPINNED", "yes");
 }
 END_TEST
 
@@ -616,6 +632,7 @@ config_suite(void)
 
 	tcase_add_checked_fixture(env, setup, teardown);
 	tcase_add_test(env, config_defaults);
+	tcase_add_test(env, config_unpinned_is_a_flag);
 	tcase_add_test(env, config_request_bounds_default_and_bounds);
 	tcase_add_loop_test(env, config_duration_default_and_bounds, 0,
 			    sizeof(durations) / sizeof(durations[0]));

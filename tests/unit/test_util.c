@@ -1,13 +1,17 @@
 /*
- * util: file_read_at reads a small file whole, or says it cannot.
+ * util: file_read_at reads a small file whole, or says it cannot; cpus pins
+ * a worker and its lanes round-robin and gives a program the whole set back.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "suites.h"
+#include "util/cpus.h"
 #include "util/util.h"
 
 static char dir[64];
@@ -64,6 +68,52 @@ START_TEST(util_read_at_refuses_longer_missing_and_links)
 }
 END_TEST
 
+/* The k-th CPU of set, counting from 0 and wrapping around. */
+static int nth(const cpu_set_t *set, int k)
+{
+	k %= CPU_COUNT(set);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, set) && k-- == 0)
+			return c;
+	return -1;
+}
+
+static int only_cpu(void)
+{
+	cpu_set_t now;
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(now), &now), 0);
+	ck_assert_int_eq(CPU_COUNT(&now), 1);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &now))
+			return c;
+	return -1;
+}
+
+/* Runs in a process of its own (Check forks each test). */
+START_TEST(util_cpus_pin_round_robin_and_unpin)
+{
+	cpu_set_t start, now;
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(start), &start), 0);
+	cpus_note();
+	if (CPU_COUNT(&start) < 2) {
+		/* One CPU: nothing to place, nothing pinned. */
+		ck_assert(!cpus_pin(0));
+		ck_assert_int_eq(cpus_unpin(), 0);
+		return;
+	}
+	ck_assert(cpus_pin(1));
+	ck_assert_int_eq(only_cpu(), nth(&start, 1));
+	/* A lane goes next to its worker's CPU, wrapping around the set. */
+	cpus_pin_lane(CPU_COUNT(&start));
+	ck_assert_int_eq(only_cpu(), nth(&start, 1 + CPU_COUNT(&start)));
+	cpus_pin_lane(1);
+	ck_assert_int_eq(only_cpu(), nth(&start, 2));
+	ck_assert_int_eq(cpus_unpin(), 0);
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(now), &now), 0);
+	ck_assert(CPU_EQUAL(&now, &start));
+}
+END_TEST
+
 Suite *util_suite(void)
 {
 	Suite *s = suite_create("util");
@@ -71,6 +121,9 @@ Suite *util_suite(void)
 	tcase_add_checked_fixture(tc, make_dir, remove_dir);
 	tcase_add_test(tc, util_read_at_whole_file);
 	tcase_add_test(tc, util_read_at_refuses_longer_missing_and_links);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cpus");
+	tcase_add_test(tc, util_cpus_pin_round_robin_and_unpin);
 	suite_add_tcase(s, tc);
 	return s;
 }
