@@ -188,40 +188,53 @@ void netns_remember(struct slot *s)
 					      NULL, 0);
 }
 
+/* Back to the network namespace host names, which this process left for a
+ * slot's: nothing of the worker may go on in a run's namespace, so a
+ * process that cannot return ends here. */
+static void back_home(int host)
+{
+	if (setns(host, CLONE_NEWNET) < 0) {
+		fprintf(stderr, "gaol: netns: back to the host's network namespace "
+			"errno=%d\n", errno);
+		abort();
+	}
+	close(host);
+}
+
 int netns_make(struct slot *s, char *err, size_t errlen)
 {
 	long long t = prof_begin();
-	const char *step = "open host netns";
 	int host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (host < 0)
-		goto fail;
-	step = "unshare net";
-	if (unshare(CLONE_NEWNET) < 0)
-		goto fail;
-	step = "loopback up";
-	if (loopback_up() < 0)
-		goto fail;
-	step = "open slot netns";
-	int ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (ns < 0)
-		goto fail;
-	if (s->netns_reuse)
+	if (host < 0) {
+		snprintf(err, errlen, "sandbox: open host netns errno=%d", errno);
+		return -1;
+	}
+	if (unshare(CLONE_NEWNET) < 0) {
+		snprintf(err, errlen, "sandbox: unshare net errno=%d", errno);
+		close(host);
+		return -1;
+	}
+	/* In the new namespace from here: every way out goes back first. */
+	const char *step = "loopback up";
+	int ns = -1;
+	if (loopback_up() == 0) {
+		step = "open slot netns";
+		ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	}
+	int saved = errno;
+	if (ns >= 0 && s->netns_reuse)
 		open_files(s);
+	back_home(host);
+	if (ns < 0) {
+		snprintf(err, errlen, "sandbox: %s errno=%d", step, saved);
+		return -1;
+	}
 	if (s->netns_fd >= 0)
 		close(s->netns_fd);
 	s->netns_fd = ns;
 	s->netns_used = false;
-	step = "return to host netns";
-	if (setns(host, CLONE_NEWNET) < 0)
-		goto fail;
-	close(host);
 	prof_end(PROF_NETNS, t);
 	return 0;
-fail:
-	snprintf(err, errlen, "sandbox: %s errno=%d", step, errno);
-	if (host >= 0)
-		close(host);
-	return -1;
 }
 
 bool netns_unchanged(struct slot *s)
@@ -252,13 +265,7 @@ bool netns_adopt(struct slot *s, int ns, const char *fresh, long len)
 	bool in = setns(ns, CLONE_NEWNET) == 0;
 	if (in)
 		open_files(s);
-	if (setns(host, CLONE_NEWNET) < 0) {
-		/* Nothing of this process may go on in a run's namespace. */
-		fprintf(stderr, "gaol: netns: back to the host's network namespace "
-			"errno=%d\n", errno);
-		abort();
-	}
-	close(host);
+	back_home(host);
 	if (!s->netns_fresh)
 		s->netns_fresh = malloc(SNAPSHOT_MAX);
 	if (!in || !s->netns_fresh) {
