@@ -78,6 +78,19 @@ static void bind_ro(const struct plan *p, const char *src, const char *dst,
 		       NULL, step);
 }
 
+/* A bind over dst when dst exists (src always does); false when it does
+ * not.  Tried rather than looked up first: one system call per entry of
+ * every run, not two. */
+static bool bind_if_there(const struct plan *p, const char *src, const char *dst,
+			  const char *step)
+{
+	if (mount(src, dst, NULL, MS_BIND, NULL) == 0)
+		return true;
+	if (errno != ENOENT)
+		init_fail(p, step);
+	return false;
+}
+
 static void write_file(const struct plan *p, int dirfd, const char *name,
 		       const char *data, size_t len, uid_t uid, mode_t mode)
 {
@@ -154,14 +167,13 @@ static void build_proc(const struct plan *p, const char *proc, const char *null)
 		       NULL, "mount /proc");
 	for (size_t i = 0; i < N(proc_readonly); i++) {
 		snprintf(path, sizeof(path), "%s/%s", proc, proc_readonly[i]);
-		if (access(path, F_OK) == 0)
-			bind_ro(p, path, path, "mask /proc");
+		if (bind_if_there(p, path, path, "mask /proc"))
+			mount_or_fail(p, NULL, path, NULL, MS_REMOUNT | MS_BIND |
+				       MS_RDONLY | MS_NOSUID | MS_NODEV, NULL, "mask /proc");
 	}
 	for (size_t i = 0; i < N(proc_masked); i++) {
 		snprintf(path, sizeof(path), "%s/%s", proc, proc_masked[i]);
-		if (access(path, F_OK) == 0)
-			mount_or_fail(p, null, path, NULL, MS_BIND, NULL,
-				       "mask /proc");
+		bind_if_there(p, null, path, "mask /proc");
 	}
 }
 
@@ -243,11 +255,12 @@ void mounts_build_static(const struct plan *p)
 		if (strncmp(neutral_binds[i].target, "/proc/", 6))
 			continue;       /* the template's */
 		pathcat(path, sizeof(path), root, neutral_binds[i].target);
-		if (!neutral_binds[i].required && access(path, F_OK) < 0)
-			continue;
 		/* Read-only: the template's neutral tmpfs is. */
 		snprintf(src, sizeof(src), "%s/ids/%s", state, neutral_binds[i].name);
-		mount_or_fail(p, src, path, NULL, MS_BIND, NULL, "bind neutral files");
+		if (neutral_binds[i].required)
+			mount_or_fail(p, src, path, NULL, MS_BIND, NULL, "bind neutral files");
+		else
+			bind_if_there(p, src, path, "bind neutral files");
 	}
 	mount_cgroup_view(p, root);
 	if (sethostname("gaol", 4) < 0)
