@@ -69,13 +69,19 @@ static void mount_or_fail(const struct plan *p, const char *src, const char *dst
 		init_fail(p, step);
 }
 
+/* The bind at dst made read-only (a bind takes its source's flags). */
+static void remount_ro(const struct plan *p, const char *dst, const char *step)
+{
+	mount_or_fail(p, NULL, dst, NULL,
+		       MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+		       NULL, step);
+}
+
 static void bind_ro(const struct plan *p, const char *src, const char *dst,
 		    const char *step)
 {
 	mount_or_fail(p, src, dst, NULL, MS_BIND, NULL, step);
-	mount_or_fail(p, NULL, dst, NULL,
-		       MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
-		       NULL, step);
+	remount_ro(p, dst, step);
 }
 
 /* A bind over dst when dst exists (src always does); false when it does
@@ -168,8 +174,7 @@ static void build_proc(const struct plan *p, const char *proc, const char *null)
 	for (size_t i = 0; i < N(proc_readonly); i++) {
 		snprintf(path, sizeof(path), "%s/%s", proc, proc_readonly[i]);
 		if (bind_if_there(p, path, path, "mask /proc"))
-			mount_or_fail(p, NULL, path, NULL, MS_REMOUNT | MS_BIND |
-				       MS_RDONLY | MS_NOSUID | MS_NODEV, NULL, "mask /proc");
+			remount_ro(p, path, "mask /proc");
 	}
 	for (size_t i = 0; i < N(proc_masked); i++) {
 		snprintf(path, sizeof(path), "%s/%s", proc, proc_masked[i]);
