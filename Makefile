@@ -263,12 +263,11 @@ test-cluster: deps-test
 # Every figure of docs/bench.md in one invocation, each part rewriting its
 # own section: the sandbox's own cost and the languages (tests/bench/run.sh),
 # then issue 13's (bench-langs, bench-throughput below).  About 15 minutes.
-bench: deps-bench deps-test
+bench: deps-bench
 	$(MAKE) all
-	$(MAKE) profile
 	BUILD=$(BUILD) tests/bench/run.sh
-	BUILD=$(BUILD) /usr/bin/python3 tests/bench/langs.py
-	BUILD=$(BUILD) tests/bench/throughput.sh
+	$(MAKE) bench-langs
+	$(MAKE) bench-throughput
 
 # Issue 13's language figures (tests/bench/langs.py): the whole gaol-run
 # against isolate (ISOLATE=/path, when it is built), bwrap and sh; C++ /run

@@ -78,15 +78,13 @@ static int nth(const cpu_set_t *set, int k)
 	return -1;
 }
 
+/* The one CPU this process may run on. */
 static int only_cpu(void)
 {
 	cpu_set_t now;
 	ck_assert_int_eq(sched_getaffinity(0, sizeof(now), &now), 0);
 	ck_assert_int_eq(CPU_COUNT(&now), 1);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &now))
-			return c;
-	return -1;
+	return nth(&now, 0);
 }
 
 /* Runs in a process of its own (Check forks each test). */
