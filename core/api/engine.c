@@ -20,6 +20,7 @@
 #include "api/request.h"
 #include "api/version.h"
 #include "util/cpus.h"
+#include "util/fail.h"
 #include "util/utf8.h"
 #include "util/util.h"
 
@@ -60,6 +61,28 @@ void answer_free(struct answer *a)
 	a->len = 0;
 }
 
+/* The host paths a run's init reaches besides the state directory and
+ * /proc (slot/prune.h): the languages' directories (their layer of
+ * /sandbox) and overlay paths. */
+static int note_reach(struct engine *e, char *err, size_t errlen)
+{
+	size_t n = 2;
+	for (size_t i = 0; i < e->langs.n; i++)
+		for (char **p = e->langs.v[i].overlay_paths; p && *p; p++)
+			n++;
+	n += e->langs.n;
+	if (!(e->reach = calloc(n, sizeof(*e->reach))))
+		return fail(err, errlen, "out of memory");
+	size_t k = 0;
+	e->reach[k++] = e->cfg.langs_dir;
+	for (size_t i = 0; i < e->langs.n; i++) {
+		e->reach[k++] = e->langs.v[i].dir;
+		for (char **p = e->langs.v[i].overlay_paths; p && *p; p++)
+			e->reach[k++] = *p;
+	}
+	return 0;
+}
+
 int engine_load(struct engine *e, char *err, size_t errlen)
 {
 	/* Not the judging lanes (100 KB, the last member): each is set up
@@ -69,7 +92,7 @@ int engine_load(struct engine *e, char *err, size_t errlen)
 	if (config_from_env(&e->cfg, err, errlen) < 0)
 		return -1;
 	cpus_note();    /* the CPUs a run's program gets, whatever pins a worker */
-	if (langs_load(&e->cfg, &e->langs, err, errlen) < 0)
+	if (langs_load(&e->cfg, &e->langs, err, errlen) < 0 || note_reach(e, err, errlen) < 0)
 		return -1;
 	if (cgroup_service_prepare(&e->cgroup_version, err, errlen) < 0)
 		return -1;
@@ -90,7 +113,7 @@ int engine_take_run_slot(struct engine *e, unsigned slot_index, char *err, size_
 	/* A one-shot's slot has no next run to give its network namespace
 	 * to, unless it is kept for the next start (slot/keep.h). */
 	bool reuse = !e->cfg.netns_fresh && (!e->one_shot || e->cfg.keep);
-	return slot_init(&e->slot, &e->cfg, e->cgroup_version, slot_index, 0, reuse,
+	return slot_init(&e->slot, &e->cfg, e->reach, e->cgroup_version, slot_index, 0, reuse,
 			 err, errlen);
 }
 
@@ -100,7 +123,7 @@ int engine_take_lanes(struct engine *e, char *err, size_t errlen)
 	 * namespace its last one left (a one-shot's slot included). */
 	e->slot.netns_reuse = !e->cfg.netns_fresh;
 	for (unsigned k = e->n_lanes + 1; k < e->cfg.eval_parallel; k++) {
-		if (slot_init(engine_lane(e, k), &e->cfg, e->cgroup_version, e->slot_index, k,
+		if (slot_init(engine_lane(e, k), &e->cfg, e->reach, e->cgroup_version, e->slot_index, k,
 			      !e->cfg.netns_fresh, err, errlen) < 0)
 			return -1;
 		e->n_lanes = k;
@@ -158,6 +181,8 @@ void engine_free_now(struct engine *e)
 void engine_free(struct engine *e)
 {
 	engine_release_slot(e);
+	free(e->reach);
+	e->reach = NULL;
 	langs_free(&e->langs);
 	config_free(&e->cfg);
 }

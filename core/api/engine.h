@@ -27,6 +27,8 @@ struct answer_stream {
 struct engine {
 	struct gaol_config cfg;
 	struct lang_set langs;
+	char **reach;            /* what a run reaches of the host (slot/prune.h):
+				  * the langs' strings, NULL-ended */
 	struct slot slot;        /* this worker's slot: lane 0 of judging */
 	unsigned n_lanes;        /* lanes 1..n_lanes are taken */
 	int cgroup_version;      /* 1 or 2: the service's, from engine_load */

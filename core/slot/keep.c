@@ -30,7 +30,7 @@
 #include "util/fail.h"
 #include "util/util.h"
 
-#define KEY_MAX 8192
+#define KEY_MAX 65536
 
 static void keep_path(const struct slot *s, const char *name, char *out, size_t len)
 {
@@ -66,6 +66,9 @@ static int template_key(const struct slot *s, char *out, size_t len)
 		ok = append(out, len, &n, "cgroup", s->cg.hierarchy[i]);
 	for (size_t i = 0; ok && i < s->cfg->n_root_extra; i++)
 		ok = append(out, len, &n, "extra", s->cfg->root_extra[i]);
+	/* Which host mounts it kept (slot/prune.h). */
+	for (char *const *p = s->reach; ok && p && *p; p++)
+		ok = append(out, len, &n, "reach", *p);
 	return ok ? (int)n : -1;
 }
 

@@ -91,8 +91,9 @@ static int build_env(struct slot *s, const struct gaol_config *cfg)
 	return 0;
 }
 
-int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_version,
-	      unsigned index, unsigned lane, bool netns_reuse, char *err, size_t errlen)
+int slot_init(struct slot *slot, const struct gaol_config *cfg, char *const *reach,
+	      int cgroup_version, unsigned index, unsigned lane, bool netns_reuse,
+	      char *err, size_t errlen)
 {
 	memset(slot, 0, sizeof(*slot));
 	slot->ready = true;
@@ -107,6 +108,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_versi
 	 * lane's child never hands it back: the worker makes the lane a new
 	 * one when idle (slot_spent). */
 	slot->netns_reuse = netns_reuse;
+	slot->reach = reach;
 	slot->keep = lane ? 0 : cfg->keep;
 	slot->exiting_mntns = -1;
 	slot->template_ns = slot->template_root = -1;

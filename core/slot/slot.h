@@ -27,6 +27,7 @@ struct slot {
 	uid_t uid;
 	struct slot_cgroup cg;
 	const struct gaol_config *cfg;
+	char *const *reach;      /* host paths a run's init reaches (slot/prune.h) */
 	char state_dir[4096];    /* <state>/slot<N>: skeleton root, scratch */
 	char **envp;             /* the payload's environment (allowlist) */
 	int netns_fd;            /* the next run's loopback-only network namespace */
@@ -47,12 +48,15 @@ struct slot {
 };
 
 /* Prepares slot index (lane 0, or a judging lane) for this process: uid,
- * cgroup (of the service's cgroup_version), state directory, network
- * namespace, seccomp program.  netns_reuse: its network namespace may serve
- * a next run when proven unchanged (false: none is watched, as for a slot
- * that has no next run). */
-int slot_init(struct slot *slot, const struct gaol_config *cfg, int cgroup_version,
-	      unsigned index, unsigned lane, bool netns_reuse, char *err, size_t errlen);
+ * cgroup (of the service's cgroup_version), state directory, template,
+ * network namespace, seccomp program.  reach: the host paths (NULL-ended,
+ * kept by the caller) a run's init reaches besides the state directory and
+ * /proc, whose mounts the template keeps (slot/prune.h).  netns_reuse: its
+ * network namespace may serve a next run when proven unchanged (false: none
+ * is watched, as for a slot that has no next run). */
+int slot_init(struct slot *slot, const struct gaol_config *cfg, char *const *reach,
+	      int cgroup_version, unsigned index, unsigned lane, bool netns_reuse,
+	      char *err, size_t errlen);
 void slot_free(struct slot *slot);
 /* Prepares what the next run needs fresh (its network namespace: the one a
  * run used again only when proven unchanged, slot/netns.h), off the

@@ -20,6 +20,7 @@
 #include "api/config.h"
 #include "inside/inside.h"
 #include "inside/neutral.h"
+#include "slot/prune.h"
 #include "slot/template.h"
 #include "util/fail.h"
 #include "util/util.h"
@@ -303,15 +304,47 @@ int template_adopt(struct slot *s, int ns)
 	return 0;
 }
 
+/* What a run's init reaches of the host (slot/prune.h): resolved here, in
+ * the host's namespace, of which the template is a copy. */
+static int note_reach(const struct slot *s, struct reach *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (reach_add(r, s->cfg->state_dir, true) < 0 || reach_add(r, s->state_dir, true) < 0 ||
+	    reach_add(r, "/proc", false) < 0)
+		return -1;
+	for (char *const *p = s->reach; p && *p; p++)
+		if (reach_add(r, *p, true) < 0)
+			return -1;
+	return 0;
+}
+
+/* In the template's namespace: the host's mounts no run reaches go. */
+static void prune(const struct reach *r)
+{
+	char *mountinfo = file_read_text("/proc/self/mountinfo");
+	if (mountinfo)
+		prune_mounts(r, mountinfo);
+	free(mountinfo);
+}
+
 int template_build(struct slot *s, char *err, size_t errlen)
 {
 	char root[PATH_MAX], ids[PATH_MAX];
+	struct reach reach;
 
 	if (open_home(err, errlen) < 0)
 		return -1;
+	if (note_reach(s, &reach) < 0) {
+		reach_free(&reach);
+		return fail(err, errlen, "sandbox: template: out of memory");
+	}
 	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (cwd < 0)
-		return fail(err, errlen, "sandbox: template: open working directory errno=%d", errno);
+	if (cwd < 0) {
+		int saved = errno;
+		reach_free(&reach);
+		return fail(err, errlen, "sandbox: template: open working directory errno=%d",
+			    saved);
+	}
 	snprintf(root, sizeof(root), "%s/root", s->state_dir);
 	snprintf(ids, sizeof(ids), "%s/ids", s->state_dir);
 	/* A slave of the host's: the host's later mounts (a language's
@@ -323,9 +356,10 @@ int template_build(struct slot *s, char *err, size_t errlen)
 		failed = "make / a slave";
 	else if ((s->template_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		failed = "open its root";
-	else
-		failed = build(s, root, ids);
+	else if (!(failed = build(s, root, ids)))
+		prune(&reach);
 	int saved = errno;
+	reach_free(&reach);
 	if (!failed && (s->template_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0) {
 		failed = "open its mount namespace";
 		saved = errno;

@@ -2,7 +2,8 @@
  * template: the read-only part of every run's mount view that no run
  * changes, built once per slot by its worker, in a mount namespace of the
  * slot's own (a copy of the host's, its slave: the host's later mounts
- * reach it, none of its reach the host): at <slot>/root a 1 MiB tmpfs with
+ * reach it, none of its reach the host; of the host's mounts it keeps only
+ * those a run reaches, slot/prune.h): at <slot>/root a 1 MiB tmpfs with
  * the skeleton (mount points, the allowlist's top-level symlinks), the
  * allowlist and RUN_ROOT_EXTRA bound read-only, /dev, and the neutral files
  * (inside/neutral.h) over the host's outside /proc; at <slot>/ids the

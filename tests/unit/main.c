@@ -18,6 +18,7 @@ static Suite *(*const suites[])(void) = {
 	tree_suite,
 	seccomp_suite,
 	util_suite,
+	prune_suite,
 };
 
 int

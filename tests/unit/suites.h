@@ -16,5 +16,6 @@ Suite *cgroup_suite(void);
 Suite *tree_suite(void);
 Suite *seccomp_suite(void);
 Suite *util_suite(void);
+Suite *prune_suite(void);
 
 #endif
