@@ -77,7 +77,7 @@ def main():
 
     # The cycle: the run of median cycle of each mode.
     cyc = {}
-    for mode in ("reuse", "fresh"):
+    for mode in ("reuse", "fresh", "mounts"):
         runs = [cycle(p) for p in sorted(glob.glob(os.path.join(out, "cycle-%s-*.txt" % mode)))]
         runs = [r for r in runs if "cycle" in r]
         if runs:
@@ -102,8 +102,15 @@ def main():
                "the run of median cycle; `(n x)` is how many times a step happened per cycle)"
                % (", ".join("%.3f" % x for x in cyc["fresh"][1]) if "fresh" in cyc else "—",
                   ", ".join("%.3f" % x for x in cyc["reuse"][1]) if "reuse" in cyc else "—"), ""]
+        if "mounts" in cyc and "reuse" in cyc:
+            m, r = cyc["mounts"][0]["cycle"], cyc["reuse"][0]["cycle"]
+            md += ["- with %s more host mounts (tmpfs, mounted for the measurement; the slot's "
+                   "template keeps none of them: core/slot/prune.h), reuse: cycle %.3f ms "
+                   "(runs %s) against %.3f ms without, **%.2fx**" % (
+                       read("host-mounts.txt"), m,
+                       ", ".join("%.3f" % x for x in cyc["mounts"][1]), r, m / r), ""]
         text += ["A worker's cycle (gaol-run --repeat %s, profile build), median of 3:" % a.repeat]
-        for m in ("fresh", "reuse"):
+        for m in ("fresh", "reuse", "mounts"):
             if m in cyc:
                 text.append("  %-6s run %.3f ms  cycle %.3f ms" % (m, cyc[m][0]["run"], cyc[m][0]["cycle"]))
         text.append("")
@@ -174,8 +181,11 @@ def main():
            "req/s, p50 and p99 (wrk --latency).  The cycle is `gaol-run --langs "
            "tests/bench/langs --slot 0 --repeat %s` of a `-DGAOL_PROFILE` build (build/prof), "
            "3 runs with the network namespace reused and 3 with `RUN_NETNS_FRESH=1`, "
-           "alternating.  Knobs (environment): BENCH_LEVELS (\"1 2 4 8\"), BENCH_ROUNDS (3), "
-           "BENCH_WRK_SECONDS (5), BENCH_REPEAT (500), BENCH_INSTANCE (gaol-bench), "
+           "alternating, then 3 (reused) with BENCH_HOST_MOUNTS more tmpfs mounted on the "
+           "host under build/bench-throughput/host-mounts (removed afterwards).  "
+           "Knobs (environment): BENCH_LEVELS (\"1 2 4 8\"), BENCH_ROUNDS (3), "
+           "BENCH_WRK_SECONDS (5), BENCH_REPEAT (500), BENCH_HOST_MOUNTS (200), "
+           "BENCH_INSTANCE (gaol-bench), "
            "BENCH_UID_BASE (38001), BENCH_DOC (this file; empty: not written); the raw "
            "measurements stay in build/bench-throughput/." % (a.rounds, a.seconds, a.repeat), ""]
     if a.doc:

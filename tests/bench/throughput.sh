@@ -79,6 +79,36 @@ for round in 1 2 3; do
 	done
 done
 
+# ------------------------------------------------------------ many host mounts
+# A host with many mounts (container runtimes, snaps): the same cycle with
+# $HOST_MOUNTS more tmpfs mounted on the host, which the slot's template
+# keeps no copy of (core/slot/prune.h): the cycle should not grow with them.
+HOST_MOUNTS=${BENCH_HOST_MOUNTS:-200}
+MOUNTS=$OUT/host-mounts
+unmount_many() {
+	local m
+	for m in "$MOUNTS"/*; do
+		mountpoint -q "$m" 2>/dev/null && umount "$m"
+	done
+	rm -rf "$MOUNTS"
+}
+trap unmount_many EXIT
+unmount_many
+mkdir -p "$MOUNTS"
+for i in $(seq "$HOST_MOUNTS"); do
+	mkdir "$MOUNTS/$i" && mount -t tmpfs -o size=4k bench-host-mount "$MOUNTS/$i" ||
+		die "cannot mount a tmpfs at $MOUNTS/$i"
+done
+echo "bench-throughput: the cycle with $HOST_MOUNTS more host mounts"
+for round in 1 2 3; do
+	"$SNAP/prof/gaol-run" --langs "$LANGS" --slot 0 --repeat "$REPEAT" \
+		<"$REQUEST" >/dev/null 2>"$OUT/cycle-mounts-$round.txt" ||
+		{ cat "$OUT/cycle-mounts-$round.txt" >&2; die "gaol-run --repeat failed"; }
+	head -1 "$OUT/cycle-mounts-$round.txt"
+done
+unmount_many
+echo "$HOST_MOUNTS" >"$OUT/host-mounts.txt"
+
 # ------------------------------------------------------------ the floor's parts
 FLOOR_CGI=$OUT/floor.cgi
 cat >"$FLOOR_CGI" <<'EOF'
