@@ -71,7 +71,7 @@ case " ${GAOL_VM_LANGS:-python c cpp js} " in
 esac
 VM_INTEGRATION="test_languages.py test_evaluate_languages.py test_run_outcomes.py
   test_sandbox_basics.py test_http_api.py test_evaluate.py test_cgroup_dynmods.py
-  test_direct_exec.py test_build_limit.py test_keep.py
+  test_direct_exec.py test_build_limit.py test_keep.py test_template_mounts.py
   test_zz_host_left_clean.py"
 suite integration $PYTEST $(for f in $VM_INTEGRATION; do printf 'tests/integration/%s ' "$f"; done)
 
