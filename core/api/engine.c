@@ -107,14 +107,23 @@ struct slot *engine_lane(struct engine *e, unsigned k)
 	return k == 0 ? &e->slot : &e->lanes[k - 1];
 }
 
+/* A one-shot's templates serve one request: pruning them (a detach, and an
+ * RCU grace period, per host mount no run needs) would cost more than it
+ * saves, so they keep every host mount (slot/prune.h).  A kept slot's
+ * template serves the starts after it. */
+static char *const *engine_reach(const struct engine *e)
+{
+	return e->one_shot && !e->cfg.keep ? NULL : e->reach;
+}
+
 int engine_take_run_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen)
 {
 	e->slot_index = slot_index;
 	/* A one-shot's slot has no next run to give its network namespace
 	 * to, unless it is kept for the next start (slot/keep.h). */
 	bool reuse = !e->cfg.netns_fresh && (!e->one_shot || e->cfg.keep);
-	return slot_init(&e->slot, &e->cfg, e->reach, e->cgroup_version, slot_index, 0, reuse,
-			 err, errlen);
+	return slot_init(&e->slot, &e->cfg, engine_reach(e), e->cgroup_version, slot_index, 0,
+			 reuse, err, errlen);
 }
 
 int engine_take_lanes(struct engine *e, char *err, size_t errlen)
@@ -123,8 +132,8 @@ int engine_take_lanes(struct engine *e, char *err, size_t errlen)
 	 * namespace its last one left (a one-shot's slot included). */
 	e->slot.netns_reuse = !e->cfg.netns_fresh;
 	for (unsigned k = e->n_lanes + 1; k < e->cfg.eval_parallel; k++) {
-		if (slot_init(engine_lane(e, k), &e->cfg, e->reach, e->cgroup_version, e->slot_index, k,
-			      !e->cfg.netns_fresh, err, errlen) < 0)
+		if (slot_init(engine_lane(e, k), &e->cfg, engine_reach(e), e->cgroup_version,
+			      e->slot_index, k, !e->cfg.netns_fresh, err, errlen) < 0)
 			return -1;
 		e->n_lanes = k;
 	}

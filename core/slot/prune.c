@@ -82,10 +82,17 @@ void reach_free(struct reach *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* mountinfo's fifth field, with its octal escapes (\040 and the like)
- * undone, into out.  false when the line has none or it does not fit. */
-static bool mount_point(const char *line, const char *end, char *out, size_t len)
+/* A line of mountinfo: its mount's id, its parent's, and its mount point
+ * (the fifth field) with the octal escapes (\040 and the like) undone.
+ * false when the line has none or it does not fit. */
+static bool parse_line(const char *line, const char *end, long *id, long *parent,
+		       char *out, size_t len)
 {
+	char *after;
+	*id = strtol(line, &after, 10);
+	*parent = strtol(after, &after, 10);
+	if (after == line)
+		return false;
 	for (int field = 0; field < 4; field++) {
 		line = memchr(line, ' ', (size_t)(end - line));
 		if (!line)
@@ -108,35 +115,48 @@ static bool mount_point(const char *line, const char *end, char *out, size_t len
 	return n > 0;
 }
 
+struct mount_line {
+	long id, parent;
+	bool needed;
+	char *point;
+};
+
 int prune_mounts(const struct reach *r, const char *mountinfo)
 {
-	/* The lines, last first: a mount is listed after the one it is
-	 * mounted on, so its children (and what is stacked on it) go first. */
 	size_t n = 0, lines = 1;
 	for (const char *p = mountinfo; (p = strchr(p, '\n')); p++)
 		lines++;
-	const char **starts = malloc(lines * sizeof(*starts));
-	if (!starts)
+	struct mount_line *m = calloc(lines, sizeof(*m));
+	if (!m)
 		return 0;
-	for (const char *p = mountinfo; *p && n < lines;) {
-		starts[n++] = p;
-		const char *nl = strchr(p, '\n');
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	int gone = 0;
 	char mp[PATH_MAX];
-	while (n--) {
-		const char *end = strchr(starts[n], '\n');
+	for (const char *p = mountinfo; *p && n < lines;) {
+		const char *end = strchr(p, '\n');
 		if (!end)
-			end = starts[n] + strlen(starts[n]);
-		if (!mount_point(starts[n], end, mp, sizeof(mp)) || reach_needs(r, mp))
+			end = p + strlen(p);
+		if (parse_line(p, end, &m[n].id, &m[n].parent, mp, sizeof(mp)) &&
+		    (m[n].point = strdup(mp))) {
+			m[n].needed = reach_needs(r, mp);
+			n++;
+		}
+		p = *end ? end + 1 : end;
+	}
+	/* Only where a mount no run needs sits on one that is needed: what
+	 * is beneath it (or stacked on it) goes with it, one detach each. */
+	int gone = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m[i].needed)
 			continue;
-		/* Gone already with a mount it was beneath: EINVAL, ignored. */
-		if (umount2(mp, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
+		bool top = true;
+		for (size_t j = 0; j < n; j++)
+			if (m[j].id == m[i].parent)
+				top = m[j].needed;
+		/* Every mount at that point: the same point, the same verdict. */
+		while (top && umount2(m[i].point, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
 			gone++;
 	}
-	free(starts);
+	for (size_t i = 0; i < n; i++)
+		free(m[i].point);
+	free(m);
 	return gone;
 }

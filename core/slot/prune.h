@@ -40,8 +40,9 @@ int reach_add(struct reach *r, const char *path, bool whole);
 bool reach_needs(const struct reach *r, const char *mount_point);
 void reach_free(struct reach *r);
 /* In the namespace to prune: detaches every mount of mountinfo (the text
- * of /proc/self/mountinfo there) that r does not need, deepest first.
- * Returns how many went. */
+ * of /proc/self/mountinfo there) that r does not need, one detach where
+ * such a mount sits on a needed one (what is beneath it goes with it: each
+ * detach waits for an RCU grace period).  Returns how many detaches. */
 int prune_mounts(const struct reach *r, const char *mountinfo);
 
 #endif

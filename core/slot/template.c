@@ -308,7 +308,6 @@ int template_adopt(struct slot *s, int ns)
  * the host's namespace, of which the template is a copy. */
 static int note_reach(const struct slot *s, struct reach *r)
 {
-	memset(r, 0, sizeof(*r));
 	if (reach_add(r, s->cfg->state_dir, true) < 0 || reach_add(r, s->state_dir, true) < 0 ||
 	    reach_add(r, "/proc", false) < 0)
 		return -1;
@@ -334,7 +333,8 @@ int template_build(struct slot *s, char *err, size_t errlen)
 
 	if (open_home(err, errlen) < 0)
 		return -1;
-	if (note_reach(s, &reach) < 0) {
+	memset(&reach, 0, sizeof(reach));
+	if (s->reach && note_reach(s, &reach) < 0) {
 		reach_free(&reach);
 		return fail(err, errlen, "sandbox: template: out of memory");
 	}
@@ -356,7 +356,7 @@ int template_build(struct slot *s, char *err, size_t errlen)
 		failed = "make / a slave";
 	else if ((s->template_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		failed = "open its root";
-	else if (!(failed = build(s, root, ids)))
+	else if (!(failed = build(s, root, ids)) && s->reach)
 		prune(&reach);
 	int saved = errno;
 	reach_free(&reach);
