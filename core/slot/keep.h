@@ -12,7 +12,8 @@
  * when new kept in the directory beside it), else a new one takes its
  * place.  The template is used again only when what it was built from (this
  * build of gaol, the slot's UID, the cgroup hierarchies, RUN_ROOT_EXTRA,
- * the host paths whose mounts it kept: slot/prune.h) is the same, else it is built again.  gaol-run --cleanup removes all of it.
+ * the host paths whose mounts it kept: slot/prune.h) is the same, else it
+ * is built again.  gaol-run --cleanup removes all of it.
  */
 #ifndef GAOL_KEEP_H
 #define GAOL_KEEP_H

@@ -52,9 +52,9 @@ struct slot {
  * network namespace, seccomp program.  reach: the host paths (NULL-ended,
  * kept by the caller) a run's init reaches besides the state directory and
  * /proc, whose mounts alone the template keeps (slot/prune.h); NULL: it
- * keeps every host mount.  netns_reuse: its
- * network namespace may serve a next run when proven unchanged (false: none
- * is watched, as for a slot that has no next run). */
+ * keeps every host mount.  netns_reuse: its network namespace may serve a
+ * next run when proven unchanged (false: none is watched, as for a slot
+ * that has no next run). */
 int slot_init(struct slot *slot, const struct gaol_config *cfg, char *const *reach,
 	      int cgroup_version, unsigned index, unsigned lane, bool netns_reuse,
 	      char *err, size_t errlen);

@@ -305,11 +305,11 @@ int template_adopt(struct slot *s, int ns)
 }
 
 /* What a run's init reaches of the host (slot/prune.h): resolved here, in
- * the host's namespace, of which the template is a copy. */
+ * the host's namespace, of which the template is a copy.  The state
+ * directory's whole tree holds the slot's own. */
 static int note_reach(const struct slot *s, struct reach *r)
 {
-	if (reach_add(r, s->cfg->state_dir, true) < 0 || reach_add(r, s->state_dir, true) < 0 ||
-	    reach_add(r, "/proc", false) < 0)
+	if (reach_add(r, s->cfg->state_dir, true) < 0 || reach_add(r, "/proc", false) < 0)
 		return -1;
 	for (char *const *p = s->reach; p && *p; p++)
 		if (reach_add(r, *p, true) < 0)
