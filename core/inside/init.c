@@ -34,6 +34,7 @@
 #include "api/config.h"
 #include "inside/inside.h"
 #include "slot/tree.h"
+#include "slot/uidlock.h"
 #include "util/cpus.h"
 #include "util/prof.h"
 
@@ -220,6 +221,9 @@ static void enter_run(const struct plan *p)
 
 __attribute__((noreturn)) void init_main(struct plan *p)
 {
+	/* The slot's UID is the worker's (or gaol-run's) to hold, not ours:
+	 * a kept slot's init may outlive a one-shot gaol-run. */
+	uidlock_close_inherited();
 	enter_run(p);
 	close(p->out[0]);
 	close(p->err[0]);

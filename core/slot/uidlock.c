@@ -115,10 +115,14 @@ static int lock_dir(char *err, size_t errlen)
 	return 0;
 }
 
+/* What this process holds, for uidlock_close_inherited. */
+static struct uid_locks *held;
+
 int uidlock_take(struct uid_locks *l, const char *instance, uid_t first,
 		 unsigned count, char *err, size_t errlen)
 {
 	l->n = 0;
+	l->next = NULL;
 	l->first = first;
 	l->fd = calloc(count ? count : 1, sizeof(*l->fd));
 	if (!l->fd)
@@ -134,6 +138,8 @@ int uidlock_take(struct uid_locks *l, const char *instance, uid_t first,
 		}
 		l->n = i + 1;
 	}
+	l->next = held;
+	held = l;
 	return 0;
 }
 
@@ -143,9 +149,21 @@ int uidlock_take(struct uid_locks *l, const char *instance, uid_t first,
  * one-shot gaol-run.) */
 void uidlock_release(struct uid_locks *l)
 {
+	for (struct uid_locks **p = &held; *p; p = &(*p)->next)
+		if (*p == l) {
+			*p = l->next;
+			break;
+		}
 	for (unsigned i = 0; i < l->n; i++)
 		close(l->fd[i]);
 	free(l->fd);
 	l->fd = NULL;
 	l->n = 0;
+}
+
+void uidlock_close_inherited(void)
+{
+	for (const struct uid_locks *l = held; l; l = l->next)
+		for (unsigned i = 0; i < l->n; i++)
+			close(l->fd[i]);
 }

@@ -20,6 +20,7 @@ struct uid_locks {
 	uid_t first;
 	int *fd;                /* one per UID from first, close-on-exec */
 	unsigned n;
+	struct uid_locks *next; /* the process's other holdings */
 };
 
 /* Locks UIDs first..first+count-1 for instance (or none, and -1 with the
@@ -30,5 +31,11 @@ struct uid_locks {
 int uidlock_take(struct uid_locks *l, const char *instance, uid_t first,
 		 unsigned count, char *err, size_t errlen);
 void uidlock_release(struct uid_locks *l);
+/* For a process forked or cloned from a holder that may outlive it: a run's
+ * init.  Its copies of the holder's lock descriptors are closed, so that
+ * the UIDs are free the moment the holder ends (a one-shot gaol-run does
+ * not wait for its kept slot's last init to end: sandbox.h).  Async-signal
+ * safe: closes only. */
+void uidlock_close_inherited(void);
 
 #endif

@@ -202,6 +202,51 @@ def test_cleanup_leaves_nothing(kept):
     assert p.returncode == 0, p.stderr
 
 
+def lock_holders(ctx):
+    """The PIDs with the slot UID's lock file open (slot/uidlock.h)."""
+    lock = "/run/lock/gaol/uid%d.lock" % ctx["uid"]
+    found = set()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            fds = os.listdir("/proc/%s/fd" % pid)
+            if any(os.readlink("/proc/%s/fd/%s" % (pid, fd)) == lock for fd in fds):
+                found.add(int(pid))
+        except OSError:
+            pass                        # gone meanwhile
+    return found
+
+
+def test_the_uid_lock_is_gaol_runs_alone_not_its_sandboxes(kept):
+    """A kept slot's last init is not waited for (sandbox.h): were it to hold
+    the UID's lock too, the next start right after could be refused, "uid
+    ... is already used by another gaol", by the one before it."""
+    run(kept, LOOK)
+    req = json.dumps({"lang_slug": "kpy", "timeout": "20s",
+                      "solution_text": "import time\nprint('up', flush=True)\ntime.sleep(3)\n"})
+    p = subprocess.Popen([GAOL_RUN, "--langs", kept["langs"], "--slot", "0", "--keep"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=kept["env"])
+    p.stdin.write(req.encode())
+    p.stdin.close()
+    p.stdin = None
+    try:
+        end = time.monotonic() + 30
+        while not gh.processes_of_uids(kept["uid"], kept["uid"] + 1):
+            assert time.monotonic() < end and p.poll() is None, "the run never started"
+            time.sleep(0.02)
+        sandboxed = [pid for pid, v in gh.proc_table().items() if v[2] == kept["uid"]]
+        holders = lock_holders(kept)
+        assert holders == {p.pid}, (holders, p.pid, sandboxed)
+    finally:
+        out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    assert json.loads(out)["exit_code"] == 0
+    # Back to back, as a judge's loop starts them.
+    for _ in range(20):
+        run(kept, LOOK)
+    nothing_of_the_slot_runs(kept)
+
+
 def test_a_kept_slot_whose_mounts_are_gone_is_built_again(kept):
     """As after a reboot of a host whose /run is on disk: the keep directory's
     files are there, its mounts are not."""
