@@ -126,7 +126,8 @@ static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot
 		slot = probe.concurrency;
 		config_free(&probe);
 	}
-	if (engine_load(e, err, sizeof(err)) < 0) {
+	/* A single run pays for its own language's start-up shells only. */
+	if ((one_shot ? engine_load_one_shot : engine_load)(e, err, sizeof(err)) < 0) {
 		fprintf(stderr, "gaol-run: %s\n", err);
 		return -1;
 	}

@@ -83,7 +83,7 @@ static int note_reach(struct engine *e, char *err, size_t errlen)
 	return 0;
 }
 
-int engine_load(struct engine *e, char *err, size_t errlen)
+static int load(struct engine *e, bool lazy, char *err, size_t errlen)
 {
 	/* Not the judging lanes (100 KB, the last member): each is set up
 	 * whole when taken (engine_take_lanes), and a process that takes
@@ -92,13 +92,40 @@ int engine_load(struct engine *e, char *err, size_t errlen)
 	if (config_from_env(&e->cfg, err, errlen) < 0)
 		return -1;
 	cpus_note();    /* the CPUs a run's program gets, whatever pins a worker */
-	if (langs_load(&e->cfg, &e->langs, err, errlen) < 0 || note_reach(e, err, errlen) < 0)
+	if ((lazy ? langs_load_names : langs_load)(&e->cfg, &e->langs, err, errlen) < 0 ||
+	    note_reach(e, err, errlen) < 0)
 		return -1;
 	if (cgroup_service_prepare(&e->cgroup_version, err, errlen) < 0)
 		return -1;
 	/* v1 only: on v2 each init is cloned into its cgroup (dynmods.c). */
 	if (e->cfg.favor_dynmods && e->cgroup_version == 1)
 		return cgroup_favor_dynmods(err, errlen);
+	return 0;
+}
+
+int engine_load(struct engine *e, char *err, size_t errlen)
+{
+	return load(e, false, err, errlen);
+}
+
+int engine_load_one_shot(struct engine *e, char *err, size_t errlen)
+{
+	return load(e, true, err, errlen);
+}
+
+int engine_lang_ready(struct engine *e, const struct lang *lang, char *err, size_t errlen)
+{
+	/* The set's own (writable) entry. */
+	return lang_complete(&e->cfg, &e->langs.v[lang - e->langs.v], err, errlen);
+}
+
+/* Every language ready (lang_complete), for what names them all: 0, or -1
+ * with the first one's fault. */
+static int all_ready(struct engine *e, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < e->langs.n; i++)
+		if (engine_lang_ready(e, &e->langs.v[i], err, errlen) < 0)
+			return -1;
 	return 0;
 }
 
@@ -197,10 +224,14 @@ void engine_free(struct engine *e)
 }
 
 /* "python, js" */
-static void installed_list(const struct lang_set *set, char *out, size_t len)
+static void installed_list(struct engine *e, char *out, size_t len)
 {
+	const struct lang_set *set = &e->langs;
+	char err[512];
 	size_t used = 0;
 	out[0] = 0;
+	if (all_ready(e, err, sizeof(err)) < 0)
+		fprintf(stderr, "gaol: %s\n", err);
 	for (size_t i = 0; i < set->n; i++) {
 		if (!set->v[i].installed)
 			continue;
@@ -335,13 +366,18 @@ void engine_run(struct engine *e, const char *body, size_t len, struct answer *a
 	}
 	const struct lang *lang = langs_find(&e->langs, req.lang_slug, LANG_BY_SLUG);
 	char installed[1024];
-	installed_list(&e->langs, installed, sizeof(installed));
 	if (!lang) {
+		installed_list(e, installed, sizeof(installed));
 		answer_error(a, OUTCOME_BAD_REQUEST, "unknown lang_slug \"%s\" (installed: %s)",
 			     req.lang_slug, installed);
 		goto out;
 	}
+	if (engine_lang_ready(e, lang, err, sizeof(err)) < 0) {
+		answer_error(a, OUTCOME_FAULT, "%s", err);
+		goto out;
+	}
 	if (!lang->installed) {
+		installed_list(e, installed, sizeof(installed));
 		answer_error(a, OUTCOME_BAD_REQUEST, "language not installed: %s (installed: %s)",
 			     lang->slug, installed);
 		goto out;

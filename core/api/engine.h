@@ -72,6 +72,14 @@ struct answer {
  * master before the workers fork.  -1 with err on a start-up fault (bad
  * variable, unreadable manifest, no usable cgroup). */
 int engine_load(struct engine *e, char *err, size_t errlen);
+/* engine_load for a process that serves one request (a one-shot gaol-run):
+ * the languages' manifests alone; a language's probe, commands and
+ * fingerprint are read when a request names it (engine_lang_ready). */
+int engine_load_one_shot(struct engine *e, char *err, size_t errlen);
+/* Before lang (one of e->langs) serves a request: its probe, commands and
+ * fingerprint, when engine_load_one_shot left them.  0, or -1 with err
+ * (what engine_load would have refused to start with). */
+int engine_lang_ready(struct engine *e, const struct lang *lang, char *err, size_t errlen);
 /* Takes slot slot_index (and its judging lanes) for this process.  -1 with
  * err when the slot's sandbox parts cannot be prepared. */
 int engine_take_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen);

@@ -250,6 +250,8 @@ void engine_evaluate(struct engine *e, const char *body, size_t len, struct answ
 		char msg[160];
 		snprintf(msg, sizeof(msg), "Unsupported language: %.100s", req.language);
 		answer_none_ran(a, &req, NULL, V_IE, msg);
+	} else if (engine_lang_ready(e, lang, err, sizeof(err)) < 0) {
+		answer_error(a, OUTCOME_FAULT, "%s", err);
 	} else if (!lang->installed) {
 		answer_error(a, OUTCOME_BAD_REQUEST, "language not installed: %s", lang->slug);
 	} else if (eval_admit(&e->cfg, lang, req.memory_limit_mb, req.time_limit_ms, err,

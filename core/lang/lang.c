@@ -364,8 +364,58 @@ static int name_cmp(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
+/* The costly part of loading set's languages: fingerprints, then the
+ * probes and `make -n` (their cached answers when unchanged), then what
+ * each language learns from them. */
+static int complete(const struct gaol_config *cfg, struct lang_set *set, char *err,
+		    size_t errlen)
+{
+	struct shell_done *done = calloc(set->n * SHELLS_PER_LANG, sizeof(*done));
+	size_t k;
+	int rc = 0;
+
+	/* The fingerprint first: it is part of the shells' cache key. */
+	for (k = 0; rc == 0 && k < set->n; k++)
+		if (set->v[k].fingerprint == NULL &&
+		    dir_fingerprint(set->v[k].dir, &set->v[k].fingerprint) == -1)
+			rc = fail(err, errlen, "%s: fingerprint errno=%d",
+				  set->v[k].dir, errno);
+	if (done == NULL)
+		rc = fail(err, errlen, "out of memory");
+	else if (rc == 0)
+		rc = run_shells(cfg, set, done, err, errlen);
+	for (k = 0; rc == 0 && k < set->n; k++) {
+		rc = load_results(&set->v[k], &done[k * SHELLS_PER_LANG], err, errlen);
+		set->v[k].loaded = rc == 0;
+	}
+	for (k = 0; done != NULL && k < set->n * SHELLS_PER_LANG; k++)
+		lang_shell_result_free(&done[k].res);
+	free(done);
+	return rc;
+}
+
 int langs_load(const struct gaol_config *cfg, struct lang_set *set, char *err,
 	       size_t errlen)
+{
+	if (langs_load_names(cfg, set, err, errlen) < 0)
+		return -1;
+	if (complete(cfg, set, err, errlen) < 0) {
+		langs_free(set);
+		return -1;
+	}
+	return 0;
+}
+
+int lang_complete(const struct gaol_config *cfg, struct lang *lang, char *err,
+		  size_t errlen)
+{
+	struct lang_set one = { lang, 1 };
+
+	return lang->loaded ? 0 : complete(cfg, &one, err, errlen);
+}
+
+int langs_load_names(const struct gaol_config *cfg, struct lang_set *set, char *err,
+		     size_t errlen)
 {
 	struct dirent **names = NULL;
 	struct lang *v;
@@ -401,26 +451,6 @@ int langs_load(const struct gaol_config *cfg, struct lang_set *set, char *err,
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	if (rc == 0 && set->n > 0) {
-		struct shell_done *done = calloc(set->n * SHELLS_PER_LANG, sizeof(*done));
-		size_t k;
-
-		/* The fingerprint first: it is part of the shells' cache key. */
-		for (k = 0; rc == 0 && k < set->n; k++)
-			if (dir_fingerprint(set->v[k].dir, &set->v[k].fingerprint) == -1)
-				rc = fail(err, errlen, "%s: fingerprint errno=%d",
-					  set->v[k].dir, errno);
-		if (done == NULL)
-			rc = fail(err, errlen, "out of memory");
-		else if (rc == 0)
-			rc = run_shells(cfg, set, done, err, errlen);
-		for (k = 0; rc == 0 && k < set->n; k++)
-			rc = load_results(&set->v[k], &done[k * SHELLS_PER_LANG],
-					  err, errlen);
-		for (k = 0; done != NULL && k < set->n * SHELLS_PER_LANG; k++)
-			lang_shell_result_free(&done[k].res);
-		free(done);
-	}
 	if (rc == 0 && set->n == 0)
 		rc = fail(err, errlen, "%s: no language directories (with a "
 			  "lang.json)", cfg->langs_dir);

@@ -24,6 +24,7 @@ struct lang {
 	unsigned long long mem_max;    /* bytes: cgroup memory limit */
 	char **overlay_paths;    /* NULL-terminated, absolute */
 	char *probe;             /* shell command: exit 0 when the toolchain is here */
+	bool loaded;             /* what follows is known (lang_complete) */
 	bool installed;          /* probe result at start-up */
 	char *version;           /* what the probe printed (compile cache key) */
 	char *fingerprint;       /* of the directory's files (compile cache key) */
@@ -79,6 +80,17 @@ int lang_parse_manifest(const char *json, size_t len, struct lang *lang,
  * reason naming the language and file. */
 int langs_load(const struct gaol_config *cfg, struct lang_set *set,
 	       char *err, size_t errlen);
+/* The manifests alone (names, directories, limits, overlay paths): each
+ * language is then completed when first needed, by lang_complete.  For a
+ * process that serves one request (a one-shot gaol-run), which then pays for
+ * its own language's probe, commands and fingerprint, not for all of them
+ * (3 ms of a start-up with the nineteen of langs/). */
+int langs_load_names(const struct gaol_config *cfg, struct lang_set *set,
+		     char *err, size_t errlen);
+/* What langs_load adds to a manifest, for one language (nothing when it
+ * has it): 0, or -1 with the reason langs_load would have failed with. */
+int lang_complete(const struct gaol_config *cfg, struct lang *lang, char *err,
+		  size_t errlen);
 
 /* What lang_shell saw: the wait status and, when captured, stdout and
  * stderr (NUL-terminated, malloc'd; NULL when not captured). */

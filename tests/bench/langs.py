@@ -91,14 +91,16 @@ def interleaved(cmds, runs):
     straight (no shell), as hyperfine -N would."""
     times = [[] for _ in cmds]
     for i in range(runs + 5):
-        for k, (argv, extra, stdin) in enumerate(cmds):
+        for k, cmd in enumerate(cmds):
+            argv, extra, stdin = cmd[:3]
+            ok = cmd[3] if len(cmd) > 3 else (0,)
             env = dict(os.environ, **extra)
             with open(stdin or os.devnull, "rb") as f:
                 t0 = time.monotonic()
                 p = subprocess.run(argv, stdin=f, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, env=env)
                 t = (time.monotonic() - t0) * 1000.0
-            if p.returncode != 0:
+            if p.returncode not in ok:
                 raise RuntimeError("%s exited with %d" % (argv, p.returncode))
             if i >= 5:
                 times[k].append(t)
@@ -125,7 +127,19 @@ def bench_startup(build, outdir, runs):
     gr = [os.path.join(build, "gaol-run"), "--langs", os.path.join(REPO, "tests", "bench", "langs"),
           "--slot", "0"]
     kept = gr[:-1] + ["1"]
-    cmds = [(gr, {}, req), (gr, {"GAOL_LANG_CACHE": "0"}, req), (kept + ["--keep"], {}, req)]
+    # Start-up alone (a request refused, exit 1): with the one language of
+    # tests/bench/langs (unknown to it), and with langs/, whose twenty
+    # manifests are read but only the requested language's shells run
+    # (c: refused after its own, having no /run target).
+    refused = {}
+    for name, slug in (("one", "no_such_language"), ("langs", "c")):
+        refused[name] = os.path.join(outdir, "refused-%s.json" % name)
+        with open(refused[name], "w") as f:
+            f.write('{"lang_slug": "%s", "solution_text": ""}\n' % slug)
+    shipped = [gr[0], "--langs", LANGS, "--slot", "0"]
+    n_shipped = sum(os.path.exists(os.path.join(LANGS, d, "lang.json")) for d in os.listdir(LANGS))
+    cmds = [(gr, {}, req), (gr, {"GAOL_LANG_CACHE": "0"}, req), (kept + ["--keep"], {}, req),
+            (gr, {}, refused["one"], (1,)), (shipped, {}, refused["langs"], (1,))]
     isolate = os.environ.get("ISOLATE") or shutil.which("isolate")
     if isolate:
         subprocess.run([isolate, "-b", "0", "--init"], check=True, stdout=subprocess.DEVNULL)
@@ -142,8 +156,8 @@ def bench_startup(build, outdir, runs):
         t = interleaved(cmds, runs)
     finally:
         subprocess.run(kept + ["--cleanup"], stdout=subprocess.DEVNULL)
-    gaol, nocache, keep = t[0], t[1], t[2]
-    rest = t[3:]
+    gaol, nocache, keep, start_one, start_langs = t[:5]
+    rest = t[5:]
     iso = rest.pop(0) if isolate else None
     bwrap, sh = rest
     host = cgroup2_favor_note()
@@ -157,6 +171,8 @@ def bench_startup(build, outdir, runs):
             keep <= iso, "slot kept between starts, as isolate's box")
     row("gaol-run --keep whole process (ms)", keep, "gaol-run", gaol)
     row("gaol-run, GAOL_LANG_CACHE=0 (ms)", nocache, "gaol-run, cache", gaol)
+    row("gaol-run start-up, langs/: %d languages (ms)" % n_shipped, start_langs,
+        "start-up, 1 language", start_one, note="a request refused: its language's shells only")
     row("gaol-run whole process (ms)", gaol, "bwrap --unshare-all", bwrap)
     row("gaol-run whole process (ms)", gaol, "bare sh -c true", sh)
     if iso is not None:

@@ -126,3 +126,39 @@ def test_cache_off_and_an_untrusted_entry_mean_the_shells_run(setup):
     assert probes(ctx) == 5
     run(ctx)
     assert probes(ctx) == 5
+
+
+def test_a_one_shot_runs_the_shells_of_its_own_language_only(setup):
+    """A one-shot gaol-run reads every manifest but runs (or takes from the
+    cache) the start-up shells of the language its request names alone
+    (core/lang/lang.h, langs_load_names); a language it does not know makes
+    it list the installed ones, which needs every probe."""
+    ctx = setup
+    other = dict(LANG_JSON, slug="other", aliases=["oth"],
+                 probe="echo x >> ../../count-other")
+    gh.write_lang(ctx["langs"], other,
+                  "test run:\n\techo other\nbuild:\n\ttrue\n\n.PHONY: test run build\n")
+
+    def other_probes():
+        path = os.path.join(ctx["tmp"], "count-other")
+        return len(open(path).read().split()) if os.path.exists(path) else 0
+
+    off = {"GAOL_LANG_CACHE": "0"}
+    assert run(ctx, **off) == "alpha\n"
+    assert (probes(ctx), other_probes()) == (1, 0)
+    # /evaluate by an alias, in another case: that language's alone.
+    req = {"language": "OTH", "code": "", "test_cases": [{"input": "", "expected_output": "other"}]}
+    p = subprocess.run([GAOL_RUN, "--langs", ctx["langs"], "--slot", "0"],
+                       input=json.dumps(req).encode(), env=dict(ctx["env"], **off),
+                       capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["results"][0]["verdict"] == "OK", p.stdout
+    assert (probes(ctx), other_probes()) == (1, 1)
+    # An unknown language: the answer names the installed ones.
+    p = subprocess.run([GAOL_RUN, "--langs", ctx["langs"], "--slot", "0"],
+                       input=json.dumps({"lang_slug": "nope", "solution_text": ""}).encode(),
+                       env=dict(ctx["env"], **off), capture_output=True, timeout=60)
+    assert p.returncode == 1
+    assert json.loads(p.stdout)["error"] == \
+        'unknown lang_slug "nope" (installed: other, probed)', p.stdout
+    assert (probes(ctx), other_probes()) == (2, 2)

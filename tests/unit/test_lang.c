@@ -826,6 +826,68 @@ START_TEST(langs_load_rejects_a_tree_without_languages)
 }
 END_TEST
 
+/* What lang_complete adds to one language of langs_load_names equals what
+ * langs_load gives it; the others stay manifests. */
+START_TEST(langs_load_names_leaves_the_rest_to_lang_complete_one_at_a_time)
+{
+	struct lang_set full = { 0 };
+	struct lang *a, *b;
+	const struct lang *fa;
+	char **d, **fd;
+
+	ck_assert_msg(langs_load(&cfg, &full, err, sizeof(err)) == 0, "refused: %s", err);
+	langs_free(&set);
+	ck_assert_msg(langs_load_names(&cfg, &set, err, sizeof(err)) == 0, "refused: %s", err);
+	ck_assert_uint_eq(set.n, 2);
+	a = &set.v[0];
+	b = &set.v[1];
+	ck_assert_str_eq(a->slug, "alpha");
+	ck_assert_str_eq(a->aliases[0], "al");
+	ck_assert_str_eq(a->overlay_paths[0], "/opt/lang/cache");
+	ck_assert_str_eq(a->dir, full.v[0].dir);
+	for (int i = 0; i < 2; i++) {
+		const struct lang *l = &set.v[i];
+		ck_assert(!l->loaded && !l->installed);
+		ck_assert(!l->version && !l->fingerprint && !l->test_cmd && !l->subdirs);
+	}
+
+	ck_assert_msg(lang_complete(&cfg, a, err, sizeof(err)) == 0, "refused: %s", err);
+	fa = &full.v[0];
+	ck_assert(a->loaded && a->installed);
+	ck_assert_str_eq(a->version, fa->version);
+	ck_assert_str_eq(a->fingerprint, fa->fingerprint);
+	ck_assert_str_eq(a->test_cmd, fa->test_cmd);
+	ck_assert_str_eq(a->build_cmd, fa->build_cmd);
+	ck_assert_ptr_null(a->run_cmd);
+	for (d = a->subdirs, fd = fa->subdirs; *d && *fd; d++, fd++)
+		ck_assert_str_eq(*d, *fd);
+	ck_assert(!*d && !*fd);
+	ck_assert(!b->loaded && !b->test_cmd);
+
+	/* Once is enough: the same answers, not read again. */
+	char *test_cmd = a->test_cmd;
+	ck_assert_int_eq(lang_complete(&cfg, a, err, sizeof(err)), 0);
+	ck_assert_ptr_eq(a->test_cmd, test_cmd);
+	ck_assert_msg(lang_complete(&cfg, b, err, sizeof(err)) == 0, "refused: %s", err);
+	ck_assert(b->loaded && !b->installed);
+	ck_assert_str_eq(b->test_cmd, full.v[1].test_cmd);
+	langs_free(&full);
+}
+END_TEST
+
+START_TEST(lang_complete_refuses_a_broken_makefile_as_langs_load_would)
+{
+	write_file("beta/Makefile", "this is not make\n");
+	langs_free(&set);
+	ck_assert_msg(langs_load_names(&cfg, &set, err, sizeof(err)) == 0, "refused: %s", err);
+	ck_assert_int_eq(lang_complete(&cfg, &set.v[0], err, sizeof(err)), 0);
+	err[0] = '\0';
+	ck_assert_int_eq(lang_complete(&cfg, &set.v[1], err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "make -s -n test") && strstr(err, "beta"), "%s", err);
+	ck_assert(!set.v[1].loaded);
+}
+END_TEST
+
 START_TEST(langs_find_by_slug_or_alias)
 {
 	loads();
@@ -1024,6 +1086,8 @@ lang_suite(void)
 	tcase_add_test(t, langs_load_rejects_a_name_used_twice);
 	tcase_add_test(t, langs_load_rejects_a_tree_without_languages);
 	tcase_add_test(t, langs_find_by_slug_or_alias);
+	tcase_add_test(t, langs_load_names_leaves_the_rest_to_lang_complete_one_at_a_time);
+	tcase_add_test(t, lang_complete_refuses_a_broken_makefile_as_langs_load_would);
 
 	tcase_set_timeout(sh, 20);
 	tcase_add_test(sh, lang_shell_captures_stdout_stderr_and_status);
