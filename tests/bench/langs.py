@@ -37,7 +37,7 @@ the ratios, medians throughout), with the target met or not.
             <= 0.5 ms.
 
 Options: --sections, --runs (per alternating figure, default 5),
---eval-requests (default 3), --doc (default docs/bench.md: its section
+--eval-requests (default 6), --doc (default docs/bench.md: its section
 between <!-- bench-langs --> markers, which `make bench` keeps).  Writes
 $BUILD/bench/langs.json and prints the table (also to
 $BUILD/bench/langs.txt).  Root; a few minutes.
@@ -410,7 +410,7 @@ def main():
     ap.add_argument("--sections", default="startup cpp jvm evaluate")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--startup-runs", type=int, default=60)
-    ap.add_argument("--eval-requests", type=int, default=3)
+    ap.add_argument("--eval-requests", type=int, default=6)
     ap.add_argument("--uid-base", type=int, default=38101)
     ap.add_argument("--doc", default=os.path.join(REPO, "docs", "bench.md"),
                     help="the Markdown file whose bench-langs section is rewritten ('' : none)")
