@@ -3,8 +3,8 @@
  *
  * A run's init starts in a copy of its slot's template (slot/template.h),
  * and before its pivot_root it reaches the host's file system only by the
- * paths that lead to what it mounts or opens: the state directory (the
- * slot's skeleton, scratch and neutral files, the compile cache), the
+ * paths that lead to what it mounts or opens: in the state directory, the
+ * slot's own (skeleton, scratch and neutral files) and the compile cache; the
  * languages' directories and their overlay paths, and /proc.  Every other
  * host mount in the template is copied into each run's mount namespace,
  * detached again at its pivot_root and freed with it: about a microsecond

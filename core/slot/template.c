@@ -309,7 +309,15 @@ int template_adopt(struct slot *s, int ns)
  * directory's whole tree holds the slot's own. */
 static int note_reach(const struct slot *s, struct reach *r)
 {
-	if (reach_add(r, s->cfg->state_dir, true) < 0 || reach_add(r, "/proc", false) < 0)
+	/* Of the state directory, the slot's own tree (skeleton, scratch,
+	 * neutral files) and the compile cache, whose entries a judged run
+	 * stacks; not the other slots', nor what a kept slot pins there
+	 * (slot/keep.h): a copy of a pin here would keep its namespace alive
+	 * after the pin is replaced or cleaned up. */
+	char cache[PATH_MAX];
+	snprintf(cache, sizeof(cache), "%s/cache", s->cfg->state_dir);
+	if (reach_add(r, s->cfg->state_dir, false) < 0 || reach_add(r, s->state_dir, true) < 0 ||
+	    reach_add(r, cache, true) < 0 || reach_add(r, "/proc", false) < 0)
 		return -1;
 	for (char *const *p = s->reach; p && *p; p++)
 		if (reach_add(r, *p, true) < 0)

@@ -19,6 +19,7 @@ import gaol_helpers as gh
 
 GAOL_RUN = os.path.join(gh.BUILD_DIR, "gaol-run")
 UID_OFFSET = 19
+KEPT_OFFSET = 21                        # and 22: two kept slots
 
 
 def mount_tmpfs(path):
@@ -99,4 +100,54 @@ def test_the_template_keeps_the_mounts_a_run_reaches_and_no_other():
                 os.rmdir(cache_mnt)
         assert c.returncode == 0, c.stderr
         assert not os.path.exists(keep)
+        assert mount_points() == before
+
+
+def test_a_template_holds_no_kept_slots_pins():
+    """What a kept slot pins in the state directory (its template's and its
+    network namespace's mounts, slot/keep.h) is no run's business: a template
+    holding a copy of such a pin would keep that namespace alive after the
+    pin is replaced or its slot cleaned up.  The template keeps, of the state
+    directory, its own slot's tree and the compile cache."""
+    for tmp, env in gh.own_langs("gaol-pins-", "pk", KEPT_OFFSET):
+        langs = os.path.join(tmp, "langs")
+        gh.write_lang(langs, {
+            "slug": "pkpy", "aliases": [], "workdir": "check", "solution_file": "solution.py",
+            "checker_file": None, "checker_required": False, "tmp_size": "16m",
+            "mem_max": "256m", "overlay_paths": [], "probe": "/usr/bin/python3 --version",
+        }, "test:\n\t/usr/bin/python3 -I check/solution.py\n\n.PHONY: test\n")
+        state = env["GAOL_STATE_DIR"]
+        before = mount_points()
+
+        def run(slot, **extra):
+            p = subprocess.run([GAOL_RUN, "--langs", langs, "--slot", str(slot), "--keep"],
+                               input=json.dumps({"lang_slug": "pkpy", "solution_text": "print(1)"})
+                               .encode(), env=dict(env, **extra), capture_output=True,
+                               timeout=120)
+            assert p.returncode == 0, p.stderr
+            assert json.loads(p.stdout)["stdout"] == "1\n", p.stdout
+
+        def keep(slot):
+            return os.path.join(state, "uid%d.keep" % (gh.UID_BASE + KEPT_OFFSET + slot))
+
+        try:
+            run(0)
+            run(1)
+            # Built again (another template input) while its own pins exist.
+            run(1, RUN_ROOT_EXTRA="/opt")
+            for slot in (0, 1):
+                held = template_mount_points(keep(slot))
+                pins = sorted(m for m in held if ".keep" in m)
+                assert pins == [], (slot, pins)
+                own = os.path.join(state, "uid%d" % (gh.UID_BASE + KEPT_OFFSET + slot))
+                others = sorted(m for m in held if m.startswith(state + "/")
+                                and not (m + "/").startswith(own + "/"))
+                assert others == [], (slot, others)
+            run(0)
+            run(1, RUN_ROOT_EXTRA="/opt")
+        finally:
+            for slot in (0, 1):
+                c = subprocess.run([GAOL_RUN, "--langs", langs, "--slot", str(slot),
+                                    "--cleanup"], env=env, capture_output=True, timeout=120)
+                assert c.returncode == 0, c.stderr
         assert mount_points() == before
