@@ -305,15 +305,13 @@ int template_adopt(struct slot *s, int ns)
 }
 
 /* What a run's init reaches of the host (slot/prune.h): resolved here, in
- * the host's namespace, of which the template is a copy.  The state
- * directory's whole tree holds the slot's own. */
+ * the host's namespace, of which the template is a copy.  Of the state
+ * directory, the slot's own tree (skeleton, scratch, neutral files) and the
+ * compile cache, whose entries a judged run stacks; not the other slots',
+ * nor what a kept slot pins there (slot/keep.h): a copy of a pin here would
+ * keep its namespace alive after the pin is replaced or cleaned up. */
 static int note_reach(const struct slot *s, struct reach *r)
 {
-	/* Of the state directory, the slot's own tree (skeleton, scratch,
-	 * neutral files) and the compile cache, whose entries a judged run
-	 * stacks; not the other slots', nor what a kept slot pins there
-	 * (slot/keep.h): a copy of a pin here would keep its namespace alive
-	 * after the pin is replaced or cleaned up. */
 	char cache[PATH_MAX];
 	snprintf(cache, sizeof(cache), "%s/cache", s->cfg->state_dir);
 	if (reach_add(r, s->cfg->state_dir, false) < 0 || reach_add(r, s->state_dir, true) < 0 ||
