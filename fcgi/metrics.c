@@ -157,7 +157,7 @@ static void cache_usage(const struct engine *e, unsigned long long *entries,
 	DIR *dp;
 
 	*entries = *bytes = 0;
-	snprintf(dir, sizeof dir, "%s/cache", e->cfg.state_dir);
+	config_cache_dir(&e->cfg, dir, sizeof dir);
 	if (!(dp = opendir(dir)))
 		return;
 	while ((d = readdir(dp))) {

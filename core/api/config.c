@@ -535,6 +535,11 @@ int config_from_env(struct gaol_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+void config_cache_dir(const struct gaol_config *cfg, char *out, size_t len)
+{
+	snprintf(out, len, "%s/cache", cfg->state_dir);
+}
+
 void config_free(struct gaol_config *cfg)
 {
 	size_t i;

@@ -81,6 +81,9 @@ struct gaol_config {
  * message naming the variable into err. */
 int config_from_env(struct gaol_config *cfg, char *err, size_t errlen);
 void config_free(struct gaol_config *cfg);
+/* The compile cache's directory, <state_dir>/cache (judge/cache.h), into
+ * out (len bytes). */
+void config_cache_dir(const struct gaol_config *cfg, char *out, size_t len);
 
 /* Size strings as the Codebattle runner takes them: "512m", "1g", "65536",
  * "64k".  Returns 0 and the byte count, or -1. */

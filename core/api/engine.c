@@ -184,7 +184,7 @@ int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen)
 void engine_sweep(struct engine *e)
 {
 	char dir[4200];
-	snprintf(dir, sizeof(dir), "%s/cache", e->cfg.state_dir);
+	config_cache_dir(&e->cfg, dir, sizeof(dir));
 	cache_sweep(dir);
 }
 

@@ -188,7 +188,7 @@ int judge_build(struct engine *e, const struct lang *lang, const struct eval_req
 	char cache_dir[4200];
 	b->pin = -1;
 	b->uncached[0] = 0;
-	snprintf(cache_dir, sizeof(cache_dir), "%s/cache", e->cfg.state_dir);
+	config_cache_dir(&e->cfg, cache_dir, sizeof(cache_dir));
 	struct cache_key key;
 	/* The toolchain's version and the language directory's files (build
 	 * scripts, headers) are part of what a build is. */

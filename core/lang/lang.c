@@ -335,9 +335,6 @@ static int load_results(struct lang *lang, struct shell_done *done, char *err,
 				   (char **)((char *)lang + targets[i].offset),
 				   why, sizeof(why)) == -1)
 			return fail(err, errlen, "%s: %s", lang->dir, why);
-	if (lang->fingerprint == NULL &&
-	    dir_fingerprint(lang->dir, &lang->fingerprint) == -1)
-		return fail(err, errlen, "%s: fingerprint errno=%d", lang->dir, errno);
 	if (dir_list_subdirs(lang->dir, &lang->subdirs, why, sizeof(why)) == -1)
 		return fail(err, errlen, "%s: %s", lang->dir, why);
 	return 0;

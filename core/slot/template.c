@@ -312,8 +312,8 @@ int template_adopt(struct slot *s, int ns)
  * keep its namespace alive after the pin is replaced or cleaned up. */
 static int note_reach(const struct slot *s, struct reach *r)
 {
-	char cache[PATH_MAX];
-	snprintf(cache, sizeof(cache), "%s/cache", s->cfg->state_dir);
+	char cache[4200];
+	config_cache_dir(s->cfg, cache, sizeof(cache));
 	if (reach_add(r, s->cfg->state_dir, false) < 0 || reach_add(r, s->state_dir, true) < 0 ||
 	    reach_add(r, cache, true) < 0 || reach_add(r, "/proc", false) < 0)
 		return -1;

@@ -128,8 +128,8 @@ def bench_startup(build, outdir, runs):
           "--slot", "0"]
     kept = gr[:-1] + ["1"]
     # Start-up alone (a request refused, exit 1): with the one language of
-    # tests/bench/langs (unknown to it), and with langs/, whose twenty
-    # manifests are read but only the requested language's shells run
+    # tests/bench/langs (unknown to it), and with langs/, whose every
+    # manifest is read but only the requested language's shells run
     # (c: refused after its own, having no /run target).
     refused = {}
     for name, slug in (("one", "no_such_language"), ("langs", "c")):
