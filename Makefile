@@ -278,13 +278,21 @@ bench-langs: deps-bench deps-test
 	$(MAKE) all
 	BUILD=$(BUILD) /usr/bin/python3 tests/bench/langs.py
 
-# Issue 13: POST /run through nginx against fcgiwrap + sh on the same nginx,
-# RUN_CONCURRENCY 1, 2, 4, 8, and a worker's cycle step by step (a
+# Issue 13: POST /run through nginx against fcgiwrap + sh and against the
+# least fresh sandbox (minbox) on the same nginx, RUN_CONCURRENCY 1, 2, 4, 8,
+# and a worker's cycle step by step (a
 # -DGAOL_PROFILE build of gaol-run in $(BUILD)/prof).  docs/bench.md, section 4.
 bench-throughput: deps-bench
 	$(MAKE) all
 	$(MAKE) profile
+	$(MAKE) $(BUILD)/minbox
 	BUILD=$(BUILD) tests/bench/throughput.sh
+
+# The least a fresh sandbox per request costs, as a FastCGI server: the
+# throughput bench's third side (tests/bench/minbox.c; never a sandbox).
+$(BUILD)/minbox: tests/bench/minbox.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(HARDEN) $(LDHARDEN) $(LDFLAGS) -o $@ $< -lfcgi
 
 # gaol-run --repeat printing where a worker's cycle goes (core/util/prof.h).
 profile:

@@ -115,32 +115,40 @@ def main():
                 text.append("  %-6s run %.3f ms  cycle %.3f ms" % (m, cyc[m][0]["run"], cyc[m][0]["cycle"]))
         text.append("")
 
-    # The curve.
-    rows = ["| RUN_CONCURRENCY (= wrk connections) | gaol req/s | floor req/s | ratio | "
-            "gaol p50 ms | floor p50 ms | p50 difference | gaol p99 ms | floor p99 ms |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    # The curve: gaol, the minimal fresh sandbox (minbox) and the floor.
+    rows = ["| RUN_CONCURRENCY (= wrk connections) | gaol req/s | minbox req/s | floor req/s | "
+            "gaol / floor | minbox / floor | gaol / minbox | gaol p50 ms | minbox p50 ms | "
+            "floor p50 ms | p50 difference (gaol - floor) | gaol p99 ms | minbox p99 ms | "
+            "floor p99 ms |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     verdicts = []
     bad = []
+    ratio_of = lambda x, y: x["rps"] / y["rps"] if x.get("rps") and y.get("rps") else None
     for c in a.levels.split():
         side = {}
-        for s in ("run", "floor"):
+        for s in ("run", "box", "floor"):
             rs = [wrk(p) for p in sorted(glob.glob(os.path.join(out, "wrk-c%s-%s-*.out" % (c, s))))]
             for r in rs:
                 if r["non2xx"] or r["errors"]:
                     bad.append("c%s %s: %d non-2xx, %d socket errors" % (c, s, r["non2xx"], r["errors"]))
             side[s] = {k: median([r[k] for r in rs]) for k in ("rps", "p50", "p99")} if rs else {}
-        g, f = side.get("run", {}), side.get("floor", {})
+        g, b, f = side.get("run", {}), side.get("box", {}), side.get("floor", {})
         if not g or not f:
             continue
-        ratio = g["rps"] / f["rps"] if g.get("rps") and f.get("rps") else None
+        b = b or {"rps": None, "p50": None, "p99": None}
+        ratio, box_ratio, gaol_box = ratio_of(g, f), ratio_of(b, f), ratio_of(g, b)
         diff = g["p50"] - f["p50"] if g.get("p50") is not None and f.get("p50") is not None else None
-        rows.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            c, fmt(g["rps"], "%.0f"), fmt(f["rps"], "%.0f"), fmt(ratio), fmt(g["p50"]),
-            fmt(f["p50"]), fmt(diff, "%+.2f"), fmt(g["p99"]), fmt(f["p99"])))
-        text.append("RUN_CONCURRENCY=%s, wrk -c%s: gaol %s req/s vs floor %s req/s = %sx; "
-                    "p50 %s vs %s ms (%s); p99 %s vs %s ms" % (
-                        c, c, fmt(g["rps"], "%.0f"), fmt(f["rps"], "%.0f"), fmt(ratio),
-                        fmt(g["p50"]), fmt(f["p50"]), fmt(diff, "%+.2f"), fmt(g["p99"]), fmt(f["p99"])))
+        rows.append("| %s |" % " | ".join([
+            c, fmt(g["rps"], "%.0f"), fmt(b["rps"], "%.0f"), fmt(f["rps"], "%.0f"), fmt(ratio),
+            fmt(box_ratio), fmt(gaol_box), fmt(g["p50"]), fmt(b["p50"]), fmt(f["p50"]),
+            fmt(diff, "%+.2f"), fmt(g["p99"]), fmt(b["p99"]), fmt(f["p99"])]))
+        text.append("RUN_CONCURRENCY=%s, wrk -c%s: gaol %s req/s, minbox %s, floor %s: gaol %sx "
+                    "the floor, minbox %sx, gaol %sx minbox; p50 %s / %s / %s ms (gaol %s); "
+                    "p99 %s / %s / %s ms" % (
+                        c, c, fmt(g["rps"], "%.0f"), fmt(b["rps"], "%.0f"), fmt(f["rps"], "%.0f"),
+                        fmt(ratio), fmt(box_ratio), fmt(gaol_box), fmt(g["p50"]), fmt(b["p50"]),
+                        fmt(f["p50"]), fmt(diff, "%+.2f"), fmt(g["p99"]), fmt(b["p99"]),
+                        fmt(f["p99"])))
         if c == "2":
             verdicts.append("req/s, RUN_CONCURRENCY=2 and 2 connections: gaol %s / floor %s = "
                             "%sx (target >= 0.8x: %s)" % (
@@ -149,6 +157,13 @@ def main():
             verdicts.append("p50 latency: gaol %s ms, floor %s ms, difference %s ms (target "
                             "within 1 ms: %s)" % (fmt(g["p50"]), fmt(f["p50"]), fmt(diff, "%+.2f"),
                                                  "met" if diff is not None and diff <= 1.0 else "not met"))
+            verdicts.append("the least a fresh sandbox per request costs (minbox): %s req/s = %sx "
+                            "the floor, p50 %s ms (%s against the floor); gaol is %sx minbox "
+                            "(peer, not a target)" % (
+                                fmt(b["rps"], "%.0f"), fmt(box_ratio), fmt(b["p50"]),
+                                fmt(b["p50"] - f["p50"] if b.get("p50") is not None
+                                    and f.get("p50") is not None else None, "%+.2f"),
+                                fmt(gaol_box)))
     text = ["bench-throughput: %s, load %s at the start, %s at the end; %s" % (
         read("date.txt"), read("load-before.txt"), read("load-after.txt"),
         read("source.txt").replace("\n", "; "))] + [""] + text + [""] + verdicts + bad
@@ -156,7 +171,7 @@ def main():
     with open(os.path.join(out, "results.txt"), "w") as fh:
         fh.write("\n".join(text) + "\n")
 
-    md = ["## 4. Throughput through nginx: POST /run against the fcgiwrap floor", "",
+    md = ["## 4. Throughput through nginx: POST /run against the fcgiwrap floor and the least sandbox", "",
           "One `make bench-throughput` run (`BUILD=build tests/bench/throughput.sh`): %s; load "
           "average %s at the start, %s at the end (the machine is shared: compare within the "
           "run); binaries and cgroups: %s." % (read("date.txt"), read("load-before.txt"),
@@ -170,14 +185,23 @@ def main():
            "that many workers, the benchmark language `true`) whose nginx also serves `/floor` "
            "(`GAOL_NGINX_EXTRA`): Debian's fcgiwrap with as many processes, started by "
            "spawn-fcgi as www-data, running one `/bin/sh` CGI script per request that prints a "
-           "small JSON answer.  The sandboxed side is a gaol instance of its own "
+           "small JSON answer; and `/box`: tests/bench/minbox.c, a FastCGI server of as "
+           "many preforked processes (each on a CPU, as gaol's workers), run as root, that "
+           "for each request clones a child in a new PID, mount, IPC and UTS namespace (a "
+           "copy of the server's private one), mounts a fresh tmpfs, an overlay of the "
+           "host's root on it, a fresh /proc and /tmp, pivots into it, detaches the old "
+           "root and executes `/bin/sh -c true` as PID 1, its output piped back: the least "
+           "a fresh sandbox per request costs, without gaol's cgroups, limits, seccomp, "
+           "privilege drop, init or read-only root (a bound, not a sandbox).  "
+           "The sandboxed side is a gaol instance of its own "
            "(`GAOL_INSTANCE=gaol-bench`: its slots' cpu cgroup is not the one other gaol "
-           "stacks on the machine share), and fcgiwrap with its CGI processes runs in a cpu "
-           "cgroup of its own beside it (`gaol-bench-floor`, same weight), so that on a "
-           "shared machine each side competes for the CPU as one group.  The same POST body goes to both.  wrk with as many connections "
+           "stacks on the machine share), and fcgiwrap with its CGI processes and minbox run in cpu "
+           "cgroups of their own beside it (`gaol-bench-floor`, `gaol-bench-box`, same "
+           "weight), so that on a shared machine each side competes for the CPU as one "
+           "group.  The same POST body goes to all three.  wrk with as many connections "
            "as workers (`-c` = RUN_CONCURRENCY, so the pool is saturated and nginx's limit_conn "
            "never answers 429), one uncounted second of each side, then %d rounds of %s s per "
-           "side, alternating (and alternating which side goes first); medians of the rounds' "
+           "side, in turn (which side goes first turns round by round); medians of the rounds' "
            "req/s, p50 and p99 (wrk --latency).  The cycle is `gaol-run --langs "
            "tests/bench/langs --slot 0 --repeat %s` of a `-DGAOL_PROFILE` build (build/prof), "
            "3 runs with the network namespace reused and 3 with `RUN_NETNS_FRESH=1`, "

@@ -7,6 +7,12 @@
 #   floor  POST /floor: nginx -> fcgiwrap (Debian's) -> one /bin/sh CGI
 #          process per request, which reads the body (a builtin) and prints
 #          a small JSON answer
+#   box    POST /box: nginx -> minbox (tests/bench/minbox.c), preforked as
+#          gaol is, the least a fresh sandbox per request costs (new PID,
+#          mount, IPC and UTS namespaces, a tmpfs and an overlay, /proc,
+#          /tmp, pivot_root) -> /bin/sh -c true; no cgroups, seccomp or
+#          privilege drop: what no sandbox under the issue's freshness rules
+#          avoids, so a bound on what gaol could reach
 #
 # For each RUN_CONCURRENCY in BENCH_LEVELS (1 2 4 8) one stack
 # (nginx/stack.sh, GAOL_NGINX_EXTRA adds /floor to its server) with
@@ -47,7 +53,7 @@ die() { echo "bench-throughput: $*" >&2; exit 1; }
 for tool in wrk curl spawn-fcgi "$FCGIWRAP" "$PY"; do
 	command -v "$tool" >/dev/null || die "$tool is missing (make deps-bench installs it)"
 done
-for b in gaol-run gaol-fcgi prof/gaol-run; do
+for b in gaol-run gaol-fcgi prof/gaol-run minbox; do
 	[ -x "$BUILD_DIR/$b" ] || die "$BUILD_DIR/$b is not built (make bench-throughput builds it)"
 done
 [ "$(id -u)" = 0 ] || die "gaol needs root to build its sandboxes"
@@ -59,7 +65,7 @@ cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-before.txt"
 date -u '+%Y-%m-%d %H:%M:%S UTC' >"$OUT/date.txt"
 SNAP=$OUT/bin
 rm -rf "$SNAP" && mkdir -p "$SNAP/prof" &&
-	cp "$BUILD_DIR/gaol-run" "$BUILD_DIR/gaol-fcgi" "$SNAP/" &&
+	cp "$BUILD_DIR/gaol-run" "$BUILD_DIR/gaol-fcgi" "$BUILD_DIR/minbox" "$SNAP/" &&
 	cp "$BUILD_DIR/prof/gaol-run" "$SNAP/prof/" || die "cannot copy the binaries into $SNAP"
 echo "head $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" >"$OUT/source.txt"
 echo "dirty $(git -C "$ROOT" status --porcelain -- core fcgi nginx 2>/dev/null | awk '{print $2}' | tr '\n' ' ')" >>"$OUT/source.txt"
@@ -122,7 +128,9 @@ LUA=$OUT/post.lua
 
 STACK_PID=
 FLOOR_CG=
+BOX_CG=
 WRAP_PID=
+BOX_PID=
 # fcgiwrap's preforked children outlive their parent (they are re-parented
 # to init): they are the bench's own, found by their parent or the floor's
 # cgroup, and go with it.
@@ -133,10 +141,11 @@ wrap_children() {
 stop() {
 	local kids
 	kids=$(wrap_children | sort -u | tr '\n' ' ')
-	for pid in $STACK_PID $WRAP_PID $kids; do
+	# minbox's workers and their sandboxes die with it (PR_SET_PDEATHSIG).
+	for pid in $STACK_PID $WRAP_PID $BOX_PID $kids; do
 		kill -TERM "$pid" 2>/dev/null || true
 	done
-	for pid in $STACK_PID $WRAP_PID; do
+	for pid in $STACK_PID $WRAP_PID $BOX_PID; do
 		for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
@@ -145,22 +154,27 @@ stop() {
 		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$pid" 2>/dev/null || true
 	done
-	STACK_PID= WRAP_PID=
+	STACK_PID= WRAP_PID= BOX_PID=
 }
 trap stop EXIT
 trap 'exit 130' INT TERM
 
-# A cpu cgroup for the floor (fcgiwrap and its CGI processes), as the
-# sandboxed runs have theirs: v1's cpu hierarchy or v2's root.  Empty when
-# neither can be made (the floor then runs at the root).
-FLOOR_CG=
-if [ -w /sys/fs/cgroup/cpu/cgroup.procs ]; then
-	FLOOR_CG=/sys/fs/cgroup/cpu/$GAOL_INSTANCE-floor
-elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
-	FLOOR_CG=/sys/fs/cgroup/$GAOL_INSTANCE-floor
-fi
-[ -z "$FLOOR_CG" ] || mkdir -p "$FLOOR_CG" || FLOOR_CG=
-echo "floor cgroup ${FLOOR_CG:-none}" >>"$OUT/source.txt"
+# A cpu cgroup for the floor (fcgiwrap and its CGI processes), and one for
+# minbox, as the sandboxed runs have theirs: v1's cpu hierarchy or v2's
+# root.  Empty when neither can be made (that side then runs at the root).
+cpu_cgroup() {
+	local cg=
+	if [ -w /sys/fs/cgroup/cpu/cgroup.procs ]; then
+		cg=/sys/fs/cgroup/cpu/$GAOL_INSTANCE-$1
+	elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+		cg=/sys/fs/cgroup/$GAOL_INSTANCE-$1
+	fi
+	[ -z "$cg" ] || mkdir -p "$cg" || cg=
+	echo "$cg"
+}
+FLOOR_CG=$(cpu_cgroup floor)
+BOX_CG=$(cpu_cgroup box)
+echo "floor cgroup ${FLOOR_CG:-none}; minbox cgroup ${BOX_CG:-none}" >>"$OUT/source.txt"
 
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
@@ -188,11 +202,22 @@ for c in $LEVELS; do
 		-G www-data -u www-data -g www-data -- "$FCGIWRAP" -c "$c" \
 		>"$OUT/fcgiwrap-c$c.log" 2>&1 </dev/null &
 	WRAP_PID=$!
+	BSOCK=$BUILD_DIR/run/box-$PORT.sock
+	rm -f "$BSOCK"
+	setsid sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1; shift; exec "$@"' box \
+		"$BOX_CG" setpriv --pdeathsig KILL spawn-fcgi -n -s "$BSOCK" -M 0660 -U www-data \
+		-G www-data -- "$SNAP/minbox" "$c" "$OUT/minbox" \
+		>"$OUT/minbox-c$c.log" 2>&1 </dev/null &
+	BOX_PID=$!
 	cat >"$OUT/floor.conf" <<EOF
 location = /floor {
     include fastcgi_params;
     fastcgi_param SCRIPT_FILENAME $FLOOR_CGI;
     fastcgi_pass unix:$FSOCK;
+}
+location = /box {
+    include fastcgi_params;
+    fastcgi_pass unix:$BSOCK;
 }
 EOF
 	BUILD=$SNAP PORT=$PORT GAOL_LANGS_DIR=$LANGS RUN_CONCURRENCY=$c ALLOW_SHUTDOWN=0 \
@@ -209,13 +234,19 @@ EOF
 	for _ in 1 2 3 4 5; do
 		post_ok /run || die "POST /run failed through nginx"
 		post_ok /floor || { cat "$OUT/fcgiwrap-c$c.log" >&2; die "POST /floor failed through nginx"; }
+		post_ok /box || { cat "$OUT/minbox-c$c.log" >&2; die "POST /box failed through nginx"; }
 	done
-	# Both warmed up the same way (1 s each), then the rounds.
-	measure "$c" 1 /floor /dev/null
-	measure "$c" 1 /run /dev/null
+	# All warmed up the same way (1 s each), then the rounds; which side
+	# goes first turns round by round.
+	for side in floor run box; do
+		measure "$c" 1 "/$side" /dev/null
+	done
 	for r in $(seq "$ROUNDS"); do
-		order="floor run"
-		[ $((r % 2)) = 0 ] && order="run floor"
+		case $((r % 3)) in
+		1) order="floor run box" ;;
+		2) order="run box floor" ;;
+		0) order="box floor run" ;;
+		esac
 		for side in $order; do
 			measure "$c" "$SECS" "/$side" "$OUT/wrk-c$c-$side-$r.out"
 			rps=$(awk '/Requests\/sec/ {print $2}' "$OUT/wrk-c$c-$side-$r.out")
@@ -225,7 +256,9 @@ EOF
 	stop
 done
 cut -d' ' -f1-3 /proc/loadavg >"$OUT/load-after.txt"
-[ -z "$FLOOR_CG" ] || rmdir "$FLOOR_CG" || echo "bench-throughput: $FLOOR_CG not removed" >&2
+for cg in $FLOOR_CG $BOX_CG; do
+	rmdir "$cg" || echo "bench-throughput: $cg not removed" >&2
+done
 
 "$PY" "$ROOT/tests/bench/throughput.py" --out "$OUT" --levels "$LEVELS" --rounds "$ROUNDS" \
 	--seconds "$SECS" --repeat "$REPEAT" ${DOC:+--doc "$ROOT/$DOC"}
