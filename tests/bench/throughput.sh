@@ -178,9 +178,13 @@ echo "floor cgroup ${FLOOR_CG:-none}; minbox cgroup ${BOX_CG:-none}" >>"$OUT/sou
 
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
+# A POST answered 200 with exit code 0 (a side that answers fast because
+# its sandbox failed would be measured otherwise).
 post_ok() {
-	curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' \
-		--data-binary @"$REQUEST" "http://127.0.0.1:$PORT$1"
+	local answer
+	answer=$(curl -fsS -X POST -H 'Content-Type: application/json' \
+		--data-binary @"$REQUEST" "http://127.0.0.1:$PORT$1") || return 1
+	grep -Eq '"exit_code": ?0[,}]' <<<"$answer" || { echo "$1 answered: $answer" >&2; return 1; }
 }
 
 # One wrk of $2 seconds at $1 connections on path $3, into file $4.
