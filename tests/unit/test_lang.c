@@ -553,10 +553,11 @@ END_TEST
 
 START_TEST(langs_load_a_hung_probe_is_not_installed_and_holds_up_no_other)
 {
-	/* The probe is killed at its guard (RUN_LANG_START_TIMEOUT, here 1 s);
-	 * the shells started beside it ended long before they are taken, and
-	 * count as they ended. */
-	cfg.lang_shell_timeout_ms = 1000;
+	/* The probe is killed at its guard (RUN_LANG_START_TIMEOUT, here 5 s:
+	 * under the emulated VM of `make test-vm` the make shells beside it
+	 * once took more than 1 s); those shells ended long before they are
+	 * taken, and count as they ended. */
+	cfg.lang_shell_timeout_ms = 5000;
 	write_manifest("alpha", "alpha", "al", "sleep 60");
 	loads();
 	ck_assert(!find("alpha")->installed);
@@ -570,8 +571,9 @@ START_TEST(langs_load_a_hung_make_takes_out_its_language_not_the_service)
 {
 	/* A toolchain stuck on a stalled disk while make asks it something:
 	 * the language is not installed until the next start, and the others
-	 * load as they are (the case's 20 s timeout: the guard held). */
-	cfg.lang_shell_timeout_ms = 1000;
+	 * load as they are (the case's 20 s timeout: the guard held; 5 s, as
+	 * above, for the others' shells on a slow VM). */
+	cfg.lang_shell_timeout_ms = 5000;
 	write_file("alpha/Makefile", "X := $(shell sleep 60)\ntest:\n\techo one\n");
 	loads();
 	ck_assert(!find("alpha")->installed);
