@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <fcgiapp.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,7 +97,7 @@ static void inside(int out)
 /* One request: a fresh sandbox, its output and exit status as JSON. */
 static void serve(FCGX_Request *req)
 {
-	static char body[4096], output[OUTPUT_MAX];
+	static char body[4096], output[OUTPUT_MAX], past[4096];
 	int pipefd[2], status = 0;
 	size_t len = 0;
 	ssize_t n;
@@ -113,9 +114,19 @@ static void serve(FCGX_Request *req)
 	if (pid == 0)
 		inside(pipefd[1]);
 	close(pipefd[1]);
-	while ((n = read(pipefd[0], output + len, sizeof output - len)) > 0 ||
-	       (n < 0 && errno == EINTR))
-		len += n > 0 ? (size_t)n : 0;
+	/* Read to the end: output past OUTPUT_MAX is read and dropped, so that
+	 * the child never blocks on a full pipe. */
+	for (;;) {
+		bool full = len == sizeof output;
+		n = read(pipefd[0], full ? past : output + len,
+			 full ? sizeof past : sizeof output - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (!full)
+			len += (size_t)n;
+	}
 	close(pipefd[0]);
 	if (waitpid(pid, &status, 0) < 0)
 		die("waitpid");
