@@ -388,7 +388,14 @@ def test_half_a_second_of_cpu_is_reported_within_20_percent(stack, installed, la
 
 
 def test_second_identical_submission_is_a_compile_cache_hit(stack, installed):
-    code = program("cpp", "ok", installed) + "// cache test %s\n" % gh.SECRET_VALUE[-8:]
+    # <cstdio>, not <bits/stdc++.h>: under the emulated VM of `make test-vm`
+    # a build reading the 126 MB precompiled header once outlasted
+    # /evaluate's 10 s (CE, so nothing to cache); what is tested is the
+    # cache; the other cpp tests build <bits/stdc++.h> programs.
+    if "cpp" not in installed:
+        pytest.skip("cpp is not installed")
+    code = ('#include <cstdio>\nint main(){long long a,b;std::scanf("%%lld %%lld",&a,&b);'
+            'std::printf("%%lld\\n",a+b);}\n// cache test %s\n' % gh.SECRET_VALUE[-8:])
     first = evaluate(stack, "cpp", code, [("1 2", "3")])
     second = evaluate(stack, "c++", code, [("2 2", "4")])
     assert first["compile"]["cached"] is False, first
