@@ -124,6 +124,8 @@ def main():
     verdicts = []
     bad = []
     ratio_of = lambda x, y: x["rps"] / y["rps"] if x.get("rps") and y.get("rps") else None
+    p50_over = lambda x, y: (x["p50"] - y["p50"] if x.get("p50") is not None
+                             and y.get("p50") is not None else None)
     for c in a.levels.split():
         side = {}
         for s in ("run", "box", "floor"):
@@ -137,7 +139,7 @@ def main():
             continue
         b = b or {"rps": None, "p50": None, "p99": None}
         ratio, box_ratio, gaol_box = ratio_of(g, f), ratio_of(b, f), ratio_of(g, b)
-        diff = g["p50"] - f["p50"] if g.get("p50") is not None and f.get("p50") is not None else None
+        diff = p50_over(g, f)
         rows.append("| %s |" % " | ".join([
             c, fmt(g["rps"], "%.0f"), fmt(b["rps"], "%.0f"), fmt(f["rps"], "%.0f"), fmt(ratio),
             fmt(box_ratio), fmt(gaol_box), fmt(g["p50"]), fmt(b["p50"]), fmt(f["p50"]),
@@ -161,9 +163,7 @@ def main():
                             "the floor, p50 %s ms (%s against the floor); gaol is %sx minbox "
                             "(peer, not a target)" % (
                                 fmt(b["rps"], "%.0f"), fmt(box_ratio), fmt(b["p50"]),
-                                fmt(b["p50"] - f["p50"] if b.get("p50") is not None
-                                    and f.get("p50") is not None else None, "%+.2f"),
-                                fmt(gaol_box)))
+                                fmt(p50_over(b, f), "%+.2f"), fmt(gaol_box)))
     text = ["bench-throughput: %s, load %s at the start, %s at the end; %s" % (
         read("date.txt"), read("load-before.txt"), read("load-after.txt"),
         read("source.txt").replace("\n", "; "))] + [""] + text + [""] + verdicts + bad
