@@ -374,6 +374,8 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 			bool keep = i == P_ERR && spec->err_keep;
 			int r = drain(&streams[i], keep ? spec->err_keep : spec->output_max,
 				      keep, chunk, &len);
+			if (i != P_FILE && len && spec->on_output)
+				spec->on_output(spec->ctx, streams[i].which, chunk, len);
 			if (i == P_OUT && len && spec->on_stdout &&
 			    spec->on_stdout(spec->ctx, chunk, len)) {
 				res->stopped = true;
