@@ -22,6 +22,7 @@
 #include "util/fail.h"
 #include "api/config.h"
 #include "util/timeout.h"
+#include "run/sandbox.h"
 
 #define CONCURRENCY_MAX   256
 #define TIMEOUT_DEFAULT   "30s"
@@ -460,6 +461,27 @@ static int read_eval_env(struct gaol_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* POST /execute's: how many files, how much output, and the ceilings of
+ * its stages' timeouts (and CPU times), Piston's defaults below them. */
+static int read_execute_env(struct gaol_config *cfg, char *err, size_t errlen)
+{
+	unsigned long long n;
+
+	if (get_uint("RUN_FILES_MAX", 64, 1, SANDBOX_FILES_MAX, &n, err, errlen) == -1)
+		return -1;
+	cfg->files_max = (size_t)n;
+	if (get_size("RUN_EXECUTE_OUTPUT_MAX", 1ULL << 20, 1, &n, err, errlen) == -1)
+		return -1;
+	cfg->execute_output_max = (size_t)n;
+	if (get_duration("RUN_EXECUTE_COMPILE_TIMEOUT_MAX", 30000, 10000, 600000,
+			 "from 10s to 10m (\"30s\")", &cfg->execute_compile_max_ms,
+			 err, errlen) == -1)
+		return -1;
+	return get_duration("RUN_EXECUTE_RUN_TIMEOUT_MAX", 30000, 3000, 600000,
+			    "from 3s to 10m (\"30s\")", &cfg->execute_run_max_ms,
+			    err, errlen);
+}
+
 static int read_env(struct gaol_config *cfg, char *err, size_t errlen)
 {
 	unsigned long long n;
@@ -514,6 +536,7 @@ static int read_env(struct gaol_config *cfg, char *err, size_t errlen)
 		     errlen) == -1)
 		return -1;
 	if (read_eval_env(cfg, err, errlen) == -1 ||
+	    read_execute_env(cfg, err, errlen) == -1 ||
 	    get_eval_ceilings(cfg, err, errlen) == -1 ||
 	    get_eval_build(cfg, err, errlen) == -1 ||
 	    get_request_bounds(cfg, err, errlen) == -1)
