@@ -11,7 +11,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "api/config.h"
+#include "conf/config.h"
 #include "api/execute.h"
 #include "util/fail.h"
 #include "util/json.h"

@@ -64,10 +64,10 @@
 #include <unistd.h>
 #include <linux/sched.h>
 
-
-#include "api/config.h"
+#include "conf/config.h"
 #include "inside/inside.h"
 #include "run/plan.h"
+#include "slot/keep.h"
 #include "slot/netns.h"
 #include "slot/template.h"
 #include "util/prof.h"
@@ -135,10 +135,8 @@ static int drain(struct stream *st, size_t output_max, bool keep_only, char *chu
 {
 	*chunk_len = 0;
 	ssize_t n = read(st->fd, chunk, CHUNK);
-	if (n < 0)
-		return errno == EINTR || errno == EAGAIN ? 1 : 0;
-	if (n == 0)
-		return 0;
+	if (n <= 0)
+		return n < 0 && (errno == EINTR || errno == EAGAIN);
 	size_t take = (size_t)n;
 	int over = 0;
 	if (output_max && *st->len + take > output_max) {
@@ -442,7 +440,7 @@ void sandbox_release_now(struct slot *slot)
 {
 	if (slot->exiting > 0)
 		kill(slot->exiting, SIGKILL);
-	if (slot->keep == CONFIG_KEEP && slot->exiting > 0) {
+	if (slot->keep == KEEP_ON && slot->exiting > 0) {
 		slot->exiting = 0;      /* not waited for: see sandbox.h */
 		cgroup_run_abandon(&slot->cg);
 	}
