@@ -72,7 +72,8 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 # Debian packages, by purpose.  Languages list their own in langs/<slug>/packages.
 DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcgroup-dev
 DEPS_RUN   := nginx spawn-fcgi util-linux
-DEPS_TEST  := check python3 python3-pytest python3-prometheus-client curl iproute2 systemd mandoc man-db
+DEPS_TEST  := check python3 python3-pytest python3-prometheus-client curl iproute2 systemd mandoc man-db \
+              nodejs npm
 DEPS_BENCH := wrk hyperfine bubblewrap fcgiwrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
@@ -172,8 +173,13 @@ deps: deps-build
 	$(call apt_missing,$(DEPS_RUN) $(LANG_PKGS))
 deps-build:
 	$(call apt_missing,$(DEPS_BUILD))
+# npm's piston-client (tests/integration/test_client_piston.py), at the
+# versions package-lock.json pins, from the npm registry, once.
+PISTON_CLIENT_DIR := tests/integration/piston
 deps-test: deps
 	$(call apt_missing,$(DEPS_TEST))
+	@test -f $(PISTON_CLIENT_DIR)/node_modules/piston-client/package.json || \
+	  npm ci --prefix $(PISTON_CLIENT_DIR) --no-audit --no-fund
 deps-bench: deps
 	$(call apt_missing,$(DEPS_BENCH))
 deps-fuzz: deps-build
