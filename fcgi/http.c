@@ -103,6 +103,13 @@ static void request_path(const FCGX_Request *req, char *path, size_t size)
 	if (!p || !*p)
 		p = param(req, "REQUEST_URI");
 	n = strcspn(p, "?");
+	/* Under a prefix (nginx/prefix.sh passes it): the path within it. */
+	const char *pre = param(req, "GAOL_PATH_PREFIX");
+	size_t pl = strlen(pre);
+	if (pl && pl < n && !strncmp(p, pre, pl) && p[pl] == '/') {
+		p += pl;
+		n -= pl;
+	}
 	if (n >= size)
 		n = size - 1;
 	memcpy(path, p, n);
