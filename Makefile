@@ -394,6 +394,7 @@ install-files: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run
 	cp -R langs $(DESTDIR)$(PREFIX)/share/gaol/
 	find $(DESTDIR)$(PREFIX)/share/gaol/langs -name .gitignore -delete
 	install -m 0644 nginx/gaol-http.conf nginx/gaol-locations.conf $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/
+	install -m 0755 nginx/prefix.sh $(DESTDIR)$(PREFIX)/share/gaol/nginx-prefix.sh
 	[ -e $(DESTDIR)$(SYSCONFDIR)/default/gaol ] || \
 	  install -m 0644 systemd/gaol.default $(DESTDIR)$(SYSCONFDIR)/default/gaol
 	for u in systemd/*.service systemd/*.socket; do \
