@@ -19,6 +19,7 @@ static Suite *(*const suites[])(void) = {
 	seccomp_suite,
 	util_suite,
 	prune_suite,
+	execute_suite,
 };
 
 int
