@@ -241,8 +241,10 @@ SAN_LANGS ?= c cpp python js golang
 integration:
 	BUILD=$(BUILD) $(if $(filter 1,$(SANITIZE)),PYTHONPATH=$(CURDIR)/tests GAOL_TEST_LANGS="$(SAN_LANGS)") \
 	  /usr/bin/python3 tests/warm.py $(PYTEST) $(if $(filter 1,$(SANITIZE)),-p lang_select) tests/integration
+# Every hostile program through POST /run, then through POST /execute.
 isolation:
-	@if ls tests/isolation/test_*.py >/dev/null 2>&1; then BUILD=$(BUILD) $(PYTEST) tests/isolation; \
+	@if ls tests/isolation/test_*.py >/dev/null 2>&1; then BUILD=$(BUILD) $(PYTEST) tests/isolation && \
+	   GAOL_ISOLATION_API=execute BUILD=$(BUILD) $(PYTEST) tests/isolation; \
 	 else echo "isolation: no tests yet"; fi
 
 # Soak (tests/soak/soak.py): the real stack under a mixed load at twice

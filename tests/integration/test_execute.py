@@ -192,3 +192,31 @@ def test_packages_listed_and_not_installable_through_the_api(stack, installed):
         r = gh.request(stack.port, method, "/api/v2/packages", b"{}")
         assert r.status == 405, r
         assert "make deps LANGS=" in r.json()["message"], r
+
+
+def test_a_client_that_hangs_up_stops_the_run(stack, installed):
+    # The same stop as /run's and /evaluate's: the worker sees nginx close
+    # the FastCGI connection while it supervises and kills the run.
+    import socket
+    need(installed, "python")
+    data = json.dumps({"language": "python", "run_timeout": 20000, "files": [
+        {"content": "import time\nprint('up', flush=True)\ntime.sleep(20)"}]}).encode()
+    sock = socket.create_connection(("127.0.0.1", stack.port))
+    sock.sendall(b"POST /execute HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: %d\r\n\r\n" % len(data) + data)
+    lo, hi = stack.uid_base, stack.uid_base + stack.concurrency
+    deadline = time.time() + 10
+    while not gh.processes_of_uids(lo, hi) and time.time() < deadline:
+        time.sleep(0.05)
+    assert gh.processes_of_uids(lo, hi), "the run never started"
+    sock.close()
+    t_close = time.monotonic()
+    left = True
+    while time.monotonic() - t_close < 2.0:
+        left = gh.processes_of_uids(lo, hi)
+        if not left:
+            break
+        time.sleep(0.05)
+    assert not left, "slot processes 2 s after the client left: %r" % left
+    r, doc = execute(stack, {"language": "python", "files": [{"content": "print(1)"}]})
+    assert r.status == 200 and doc["run"]["stdout"] == "1\n", doc

@@ -5,7 +5,8 @@ The service is the real stack (nginx/stack.sh through gaol_helpers.Stack),
 reached with POST /run over HTTP on 127.0.0.1.  GAOL_ISOLATION_VIA=gaol-run
 swaps it for build/gaol-run (the same engine on the command line, answers
 emulated as HTTP responses): a debugging aid only, never what `make isolation`
-runs.
+runs.  GAOL_ISOLATION_API=execute sends every hostile program through POST
+/execute instead (`make isolation` runs the suite both ways).
 """
 
 import glob
@@ -247,9 +248,12 @@ def py(service, code, timeout="5s", http_timeout=60.0):
 
 
 def execute_as_run(service, source, timeout, http_timeout):
-    """POST /execute of main.py, its answer in /run's fields: the exit code
-    as a shell gives it (128 + a signal; 143 when the timeout stopped it, as
-    /run answers), stdout, stderr, and the same measurements."""
+    """POST /execute of main.py, its answer in /run's fields and words, so
+    that the tests' assertions hold for both: the exit code as a shell gives
+    it (128 + a signal), and where /run answers as Codebattle's runner does
+    (README, "POST /run"), that: a timeout is 143 with a `SIGTERM` line on
+    stderr, an OOM kill 2 with a `Killed` line, an output cap (/execute's
+    `OL`, `EL`) /run's 413 naming the stream."""
     ms = int(float(timeout[:-2]) if timeout.endswith("ms") else float(timeout[:-1]) * 1000)
     body = {"language": "python", "files": [{"name": "main.py", "content": source}],
             "run_timeout": ms, "run_cpu_time": ms}
@@ -258,9 +262,17 @@ def execute_as_run(service, source, timeout, http_timeout):
     if resp.status != 200:
         return resp
     run = resp.json()["run"]
+    if run["status"] in ("OL", "EL"):
+        stream = "stdout" if run["status"] == "OL" else "stderr"
+        return gh.Response(413, resp.headers, json.dumps(
+            {"error": "%s: %s" % (stream, run["message"])}).encode(), resp.elapsed)
     code = run["code"]
     if run["timed_out"]:
         code = 143
+        run["stderr"] += "\ngaol: timed out after %d ms: SIGTERM (as /run says it)\n" % ms
+    elif run["oom_killed"]:
+        code = 2
+        run["stderr"] += "\ngaol: Killed: memory limit exceeded (as /run says it)\n"
     elif run["signal"]:
         code = 128 + int(getattr(signal, run["signal"]))
     doc = {"exit_code": code, "stdout": run["stdout"], "stderr": run["stderr"],
