@@ -33,7 +33,7 @@
 #include <sys/socket.h>
 
 #include "http.h"
-#include "worker.h"
+#include "signals.h"
 #include "metrics.h"
 #include "reqlog.h"
 #include "status.h"

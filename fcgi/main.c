@@ -32,6 +32,7 @@
 #include "slot/cgroup.h"
 #include "conf/config.h"
 #include "api/engine.h"
+#include "judge/judge.h"
 #include "master.h"
 #include "metrics.h"
 #include "conf/version.h"

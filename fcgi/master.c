@@ -55,6 +55,7 @@
 #include "health.h"
 #include "master.h"
 #include "metrics.h"
+#include "signals.h"
 #include "worker.h"
 #include "util/util.h"
 

@@ -40,7 +40,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +48,7 @@
 #include "api/engine.h"
 #include "util/cpus.h"
 #include "http.h"
+#include "signals.h"
 #include "worker.h"
 
 static volatile sig_atomic_t stop_signalled;
@@ -63,40 +63,6 @@ static void on_stop_signal(int sig)
 static void on_sigpipe(int sig)
 {
 	(void)sig;
-}
-
-int install_handler(int sig, void (*handler)(int))
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = handler;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	return sigaction(sig, &sa, NULL);
-}
-
-static void on_read_timer(int sig)
-{
-	(void)sig;
-}
-
-int read_timer(unsigned first_ms, unsigned every_ms)
-{
-	struct itimerval t = {
-		.it_interval = { every_ms / 1000, (every_ms % 1000) * 1000 },
-		.it_value = { first_ms / 1000, (first_ms % 1000) * 1000 },
-	};
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = first_ms ? on_read_timer : SIG_DFL;     /* no SA_RESTART */
-	sigemptyset(&sa.sa_mask);
-	if (!first_ms && setitimer(ITIMER_REAL, &t, NULL) < 0)
-		return -1;
-	if (sigaction(SIGALRM, &sa, NULL) < 0)
-		return -1;
-	return first_ms ? setitimer(ITIMER_REAL, &t, NULL) : 0;
 }
 
 enum wake {

@@ -89,9 +89,6 @@ int engine_take_slot(struct engine *e, unsigned slot_index, char *err, size_t er
  * and a seccomp program).  -1 with err, as engine_take_slot. */
 int engine_take_run_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen);
 int engine_take_lanes(struct engine *e, char *err, size_t errlen);
-/* Start-up sweep of what a crashed predecessor left in the state directory
- * (half-done builds).  Slot cgroups are swept as each slot is taken. */
-void engine_sweep(struct engine *e);
 /* Gives the slot back (its cgroups are removed when empty). */
 void engine_release_slot(struct engine *e);
 /* engine_load and engine_take_slot in one, for a single process. */

@@ -262,3 +262,11 @@ void engine_evaluate(struct engine *e, const char *body, size_t len, struct answ
 	}
 	eval_request_free(&req);
 }
+
+void engine_sweep(const struct engine *e)
+{
+	char dir[4200];
+
+	config_cache_dir(&e->cfg, dir, sizeof(dir));
+	cache_sweep(dir);
+}

@@ -37,7 +37,7 @@
  *
  * A worker builds its next run's sandbox ahead of the request, while idle
  * (slot_prepare): init is cloned and does mounts_build_static, then waits
- * on the go pipe; the request arrives there (run/wire.c), and init goes on
+ * on the go pipe; the request arrives there (plan/wire.c), and init goes on
  * with mounts_build_request as if it had never waited.  The sandbox is as
  * fresh as one built on demand and serves exactly one run; if it is gone when the request
  * comes, the run builds its own.
@@ -64,10 +64,9 @@
 #include <unistd.h>
 #include <linux/sched.h>
 
-
-#include "conf/config.h"
 #include "inside/inside.h"
-#include "run/plan.h"
+#include "plan/plan.h"
+#include "run/sandbox.h"
 #include "slot/keep.h"
 #include "slot/netns.h"
 #include "slot/template.h"

@@ -37,7 +37,6 @@
 
 #include "slot/cgroup.h"
 #include "slot/cgroup_internal.h"
-#include "slot/pool.h"
 #include "util/util.h"
 
 static const char *const v1_controllers[CG_MAX_CONTROLLERS] = {
@@ -290,7 +289,7 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 				 v1_controllers[i]);
 			return -1;
 		}
-		pool_unnest(base, slot_name);
+		cgroup_unnest_pool(base, slot_name);
 		int fd = create(v1_controllers[i], base, slot_name, cg->path[i],
 				sizeof(cg->path[i]), err, errlen);
 		if (fd < 0)

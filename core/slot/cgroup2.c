@@ -42,7 +42,6 @@
 
 #include "slot/cgroup.h"
 #include "slot/cgroup_internal.h"
-#include "slot/pool.h"
 #include "util/util.h"
 
 static const char *const wanted[] = { "memory", "pids", "cpu" };
@@ -68,7 +67,7 @@ int cg2_missing_controller(const char *list, char *missing, size_t len)
 	return missing[0] ? -1 : 0;
 }
 
-int cg2_mount_point(char *out, size_t len)
+int cgroup2_mount_point(char *out, size_t len)
 {
 	char *mp = NULL;
 	if (cgroup_get_subsys_mount_point("memory", &mp) || !mp) {
@@ -82,11 +81,11 @@ int cg2_mount_point(char *out, size_t len)
 
 /* gaol's base, <own> above: the process's v2 cgroup without a trailing
  * supervisor or "<instance>/pool<N>" (where the service prepared itself). */
-int cg2_base(const char *instance, char *out, size_t len)
+int cgroup2_base(const char *instance, char *out, size_t len)
 {
 	if (cgroup_own_path("", out, len) < 0)
 		return -1;
-	pool_unnest(out, instance);
+	cgroup_unnest_pool(out, instance);
 	char *last = strrchr(out, '/');
 	if (last && !strcmp(last + 1, "supervisor"))
 		*last = 0;
@@ -98,7 +97,7 @@ int cg2_base(const char *instance, char *out, size_t len)
 /* Hands our controllers to dir's children.  The error names what is
  * missing: the controller is not offered to dir (not delegated), or dir
  * still holds a process (the rule), or the tree is not writable. */
-int cg2_delegate(int dirfd, const char *dir, char *err, size_t errlen)
+int cgroup2_delegate(int dirfd, const char *dir, char *err, size_t errlen)
 {
 	char list[512], missing[64];
 	if (cg_read_text(dirfd, "cgroup.controllers", list, sizeof(list)) < 0) {
@@ -160,8 +159,8 @@ static int move_all(int dirfd, int to)
 int cg2_service_prepare(char *err, size_t errlen)
 {
 	char mp[512], own[512], dir[1100];
-	cg2_mount_point(mp, sizeof(mp));
-	if (cg2_base("", own, sizeof(own)) < 0) {
+	cgroup2_mount_point(mp, sizeof(mp));
+	if (cgroup2_base("", own, sizeof(own)) < 0) {
 		snprintf(err, errlen, "cgroup v2: no 0:: line in /proc/self/cgroup errno=%d",
 			 errno);
 		return -1;
@@ -177,7 +176,7 @@ int cg2_service_prepare(char *err, size_t errlen)
 	int rc = -1;
 	if (cg_read_text(dfd, "cgroup.controllers", list, sizeof(list)) == 0 &&
 	    cg2_missing_controller(list, missing, sizeof(missing)) < 0) {
-		rc = cg2_delegate(dfd, dir, err, errlen);     /* names them */
+		rc = cgroup2_delegate(dfd, dir, err, errlen);     /* names them */
 		goto out;
 	}
 	if (!is_root(dfd)) {
@@ -201,7 +200,7 @@ int cg2_service_prepare(char *err, size_t errlen)
 			}
 		}
 	}
-	rc = cg2_delegate(dfd, dir, err, errlen);
+	rc = cgroup2_delegate(dfd, dir, err, errlen);
 out:
 	close(dfd);
 	return rc;
@@ -220,7 +219,7 @@ static int make_delegating(int parent, const char *name, const char *path, char 
 		snprintf(err, errlen, "cgroup v2: open %s errno=%d", path, errno);
 		return -1;
 	}
-	if (cg2_delegate(fd, path, err, errlen) < 0) {
+	if (cgroup2_delegate(fd, path, err, errlen) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -234,8 +233,8 @@ int cg2_slot_create(struct slot_cgroup *cg, const char *slot_name, char *err, si
 	char mp[512], base[512], instance[128];
 	size_t il = strcspn(slot_name, "/");
 	snprintf(instance, sizeof(instance), "%.*s", (int)il, slot_name);
-	cg2_mount_point(mp, sizeof(mp));
-	if (cg2_base(instance, base, sizeof(base)) < 0) {
+	cgroup2_mount_point(mp, sizeof(mp));
+	if (cgroup2_base(instance, base, sizeof(base)) < 0) {
 		snprintf(err, errlen, "cgroup v2: own cgroup errno=%d", errno);
 		return -1;
 	}

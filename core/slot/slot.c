@@ -33,8 +33,6 @@
 
 
 #include "conf/config.h"
-#include "inside/inside.h"
-#include "run/sandbox.h"
 #include "slot/keep.h"
 #include "slot/netns.h"
 #include "slot/slot.h"
@@ -164,7 +162,6 @@ void slot_free(struct slot *slot)
 {
 	if (!slot->ready)
 		return;
-	sandbox_release(slot);
 	template_drop(slot);
 	slot->ready = false;
 	if (slot->envp) {

@@ -18,8 +18,7 @@
 #include <unistd.h>
 
 #include "conf/config.h"
-#include "inside/inside.h"
-#include "inside/neutral.h"
+#include "slot/neutral.h"
 #include "slot/prune.h"
 #include "slot/template.h"
 #include "util/fail.h"
@@ -27,10 +26,9 @@
 
 /* The new root: read-only binds of these host paths (symlinks are copied as
  * symlinks, missing paths skipped).  Everything else of the host is absent. */
-const char *const root_allow[] = {
+static const char *const root_allow[] = {
 	"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 };
-const size_t root_allow_n = N(root_allow);
 
 /* Mount points and directories of a run's root. */
 static const char *const root_dirs[] = {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run/plan.h"
+#include "plan/plan.h"
 #include "util/util.h"
 
 void plan_close(struct plan *p)
