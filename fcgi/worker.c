@@ -157,8 +157,8 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 	if (install_handler(SIGTERM, on_stop_signal) < 0 ||
 	    install_handler(SIGINT, on_stop_signal) < 0 ||
 	    install_handler(SIGPIPE, on_sigpipe) < 0) {
-		fprintf(stderr, "gaol-fcgi: slot %u: sigaction: %s\n", slot,
-			strerror(errno));
+		fprintf(stderr, "gaol-fcgi: slot %u: sigaction errno=%d\n", slot,
+			errno);
 		return WORKER_EXIT_SETUP;
 	}
 	/* Before the slot is taken: the sandbox built ahead is cloned on
@@ -187,8 +187,8 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 		if (w == WAKE_SIGNALLED || w == WAKE_POOL_STOP)
 			break;
 		if (w == WAKE_FAULT) {
-			fprintf(stderr, "gaol-fcgi: slot %u: listening socket: %s\n",
-				slot, strerror(errno));
+			fprintf(stderr, "gaol-fcgi: slot %u: listening socket errno=%d\n",
+				slot, errno);
 			code = WORKER_EXIT_ACCEPT;
 			break;
 		}
@@ -197,15 +197,16 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 
 		/* Till the body is read: http_serve stops it before a handler. */
 		if (read_timer(REQUEST_READ_MS, REQUEST_READ_MS) < 0)
-			fprintf(stderr, "gaol-fcgi: slot %u: read timer: %s\n", slot,
-				strerror(errno));
+			fprintf(stderr, "gaol-fcgi: slot %u: read timer errno=%d\n", slot,
+				errno);
 		rc = FCGX_Accept_r(&req);
 		if (rc < 0) {
 			read_timer(0, 0);
 			if (rc > -4096 && accept_error_is_transient(-rc))
 				continue;
-			fprintf(stderr, "gaol-fcgi: slot %u: accept: %s\n", slot,
-				rc > -4096 ? strerror(-rc) : "libfcgi error");
+			/* libfcgi returns -errno, or a code of its own below -4096. */
+			fprintf(stderr, "gaol-fcgi: slot %u: accept %s=%d\n", slot,
+				rc > -4096 ? "errno" : "libfcgi error", rc > -4096 ? -rc : rc);
 			code = WORKER_EXIT_ACCEPT;
 			break;
 		}
@@ -222,8 +223,8 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 		if (after == HTTP_AFTER_SHUTDOWN) {
 			*stopping = 1;
 			if (kill(getppid(), SIGTERM) < 0)
-				fprintf(stderr, "gaol-fcgi: slot %u: kill master: %s\n",
-					slot, strerror(errno));
+				fprintf(stderr, "gaol-fcgi: slot %u: kill master errno=%d\n",
+					slot, errno);
 		}
 		FCGX_Finish_r(&req);
 		engine_idle(&e);

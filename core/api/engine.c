@@ -351,7 +351,8 @@ static long run_budget_ms(long timeout_ms, long arrived_ms)
 	return budget < 1 ? 1 : budget;
 }
 
-void engine_run(struct engine *e, const char *body, size_t len, struct answer *a)
+void engine_run(struct engine *e, const char *body, size_t len,
+		const struct request_io *io, struct answer *a)
 {
 	char err[512];
 	struct run_request req;
@@ -410,7 +411,7 @@ void engine_run(struct engine *e, const char *body, size_t len, struct answer *a
 		.n_files = n,
 		.timeout_ms = run_budget_ms(req.timeout_ms, arrived),
 		.output_max = e->cfg.output_max,
-		.client = e->client,
+		.client = io ? io->client : NULL,
 	};
 	struct sandbox_result res;
 	if (sandbox_run(&e->slot, &spec, &res) < 0) {

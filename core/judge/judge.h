@@ -19,6 +19,7 @@
 
 struct engine;
 struct answer;
+struct request_io;
 
 struct eval_test {
 	struct blob input;
@@ -100,6 +101,6 @@ void engine_sweep(const struct engine *e);
 
 /* POST /evaluate with body[0..len). */
 void engine_evaluate(struct engine *e, const char *body, size_t len,
-		     struct answer *a);
+		     const struct request_io *io, struct answer *a);
 
 #endif

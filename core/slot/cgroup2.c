@@ -40,6 +40,7 @@
 #include <unistd.h>
 #include <libcgroup.h>
 
+#include "util/fail.h"
 #include "slot/cgroup.h"
 #include "slot/cgroup_internal.h"
 #include "util/util.h"
@@ -101,16 +102,14 @@ int cgroup2_delegate(int dirfd, const char *dir, char *err, size_t errlen)
 {
 	char list[512], missing[64];
 	if (cg_read_text(dirfd, "cgroup.controllers", list, sizeof(list)) < 0) {
-		snprintf(err, errlen, "cgroup: read %s/cgroup.controllers errno=%d", dir, errno);
-		return -1;
+		return fail(err, errlen, "cgroup: read %s/cgroup.controllers errno=%d", dir, errno);
 	}
 	if (cg2_missing_controller(list, missing, sizeof(missing)) < 0) {
-		snprintf(err, errlen, "cgroup v2: controller(s) %s not available in %s "
-			 "(cgroup.controllers \"%.*s\"): its parent does not delegate "
-			 "them; run gaol with systemd's Delegate=yes (gaol.service) "
-			 "or from the root cgroup", missing, dir, (int)strcspn(list, "\n"),
-			 list);
-		return -1;
+		return fail(err, errlen, "cgroup v2: controller(s) %s not available "
+			    "in %s (cgroup.controllers \"%.*s\"): its parent does not "
+			    "delegate them; run gaol with systemd's Delegate=yes "
+			    "(gaol.service) or from the root cgroup", missing, dir,
+			    (int)strcspn(list, "\n"), list);
 	}
 	if (cg_read_text(dirfd, "cgroup.subtree_control", list, sizeof(list)) == 0 &&
 	    cg2_missing_controller(list, missing, sizeof(missing)) == 0)
@@ -118,15 +117,14 @@ int cgroup2_delegate(int dirfd, const char *dir, char *err, size_t errlen)
 	if (cg_write_text(dirfd, "cgroup.subtree_control", "+memory +pids +cpu") == 0)
 		return 0;
 	if (errno == EBUSY)
-		snprintf(err, errlen, "cgroup v2: cannot enable memory, pids, cpu for the "
-			 "children of %s: it holds processes (the no-internal-process "
-			 "rule); start gaol in a cgroup of its own (gaol.service, "
-			 "Delegate=yes) or from the root cgroup", dir);
-	else
-		snprintf(err, errlen, "cgroup v2: write %s/cgroup.subtree_control errno=%d%s",
-			 dir, errno, errno == EACCES || errno == EROFS || errno == EPERM
-			 ? " (the cgroup tree is not writable: not delegated to gaol?)" : "");
-	return -1;
+		return fail(err, errlen, "cgroup v2: cannot enable memory, pids, cpu "
+			    "for the children of %s: it holds processes (the "
+			    "no-internal-process rule); start gaol in a cgroup of its "
+			    "own (gaol.service, Delegate=yes) or from the root cgroup",
+			    dir);
+	return fail(err, errlen, "cgroup v2: write %s/cgroup.subtree_control errno=%d%s",
+		    dir, errno, errno == EACCES || errno == EROFS || errno == EPERM
+		    ? " (the cgroup tree is not writable: not delegated to gaol?)" : "");
 }
 
 /* The root of the hierarchy has no cgroup.type: the rule does not bind it. */
@@ -161,15 +159,13 @@ int cg2_service_prepare(char *err, size_t errlen)
 	char mp[512], own[512], dir[1100];
 	cgroup2_mount_point(mp, sizeof(mp));
 	if (cgroup2_base("", own, sizeof(own)) < 0) {
-		snprintf(err, errlen, "cgroup v2: no 0:: line in /proc/self/cgroup errno=%d",
-			 errno);
-		return -1;
+		return fail(err, errlen, "cgroup v2: no 0:: line in /proc/self/cgroup errno=%d",
+			    errno);
 	}
 	snprintf(dir, sizeof(dir), "%s%s%s", mp, own[0] ? "/" : "", own);
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
-		snprintf(err, errlen, "cgroup v2: open %s errno=%d", dir, errno);
-		return -1;
+		return fail(err, errlen, "cgroup v2: open %s errno=%d", dir, errno);
 	}
 	/* What the parent offers is checked before anything moves. */
 	char list[512], missing[64];
@@ -184,9 +180,9 @@ int cg2_service_prepare(char *err, size_t errlen)
 		if (cgroup_own_path("", self, sizeof(self)) == 0 && strcmp(self, own) != 0) {
 			rc = 0;             /* in supervisor (or the pool) already */
 		} else if (mkdirat(dfd, "supervisor", 0755) < 0 && errno != EEXIST) {
-			snprintf(err, errlen, "cgroup v2: mkdir %s/supervisor errno=%d%s", dir,
-				 errno, errno == EACCES || errno == EROFS
-				 ? " (the cgroup tree is not writable: not delegated?)" : "");
+			fail(err, errlen, "cgroup v2: mkdir %s/supervisor errno=%d%s", dir,
+			     errno, errno == EACCES || errno == EROFS
+			     ? " (the cgroup tree is not writable: not delegated?)" : "");
 			goto out;
 		} else {
 			int sfd = openat(dfd, "supervisor", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -194,8 +190,8 @@ int cg2_service_prepare(char *err, size_t errlen)
 			if (sfd >= 0)
 				close(sfd);
 			if (rc < 0) {
-				snprintf(err, errlen, "cgroup v2: move %s's processes into "
-					 "%s/supervisor errno=%d", dir, dir, errno);
+				fail(err, errlen, "cgroup v2: move %s's processes into "
+				     "%s/supervisor errno=%d", dir, dir, errno);
 				goto out;
 			}
 		}
@@ -211,13 +207,11 @@ static int make_delegating(int parent, const char *name, const char *path, char 
 			   size_t errlen)
 {
 	if (mkdirat(parent, name, 0755) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "cgroup v2: mkdir %s errno=%d", path, errno);
-		return -1;
+		return fail(err, errlen, "cgroup v2: mkdir %s errno=%d", path, errno);
 	}
 	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "cgroup v2: open %s errno=%d", path, errno);
-		return -1;
+		return fail(err, errlen, "cgroup v2: open %s errno=%d", path, errno);
 	}
 	if (cgroup2_delegate(fd, path, err, errlen) < 0) {
 		close(fd);
@@ -235,8 +229,7 @@ int cg2_slot_create(struct slot_cgroup *cg, const char *slot_name, char *err, si
 	snprintf(instance, sizeof(instance), "%.*s", (int)il, slot_name);
 	cgroup2_mount_point(mp, sizeof(mp));
 	if (cgroup2_base(instance, base, sizeof(base)) < 0) {
-		snprintf(err, errlen, "cgroup v2: own cgroup errno=%d", errno);
-		return -1;
+		return fail(err, errlen, "cgroup v2: own cgroup errno=%d", errno);
 	}
 	char dir[1100];
 	snprintf(dir, sizeof(dir), "%s%s%s", mp, base[0] ? "/" : "", base);
@@ -245,8 +238,7 @@ int cg2_slot_create(struct slot_cgroup *cg, const char *slot_name, char *err, si
 	for (int attempt = 0; attempt < 3; attempt++) {
 		int bfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (bfd < 0) {
-			snprintf(err, errlen, "cgroup v2: open %s errno=%d", dir, errno);
-			return -1;
+			return fail(err, errlen, "cgroup v2: open %s errno=%d", dir, errno);
 		}
 		snprintf(cg->path[0], sizeof(cg->path[0]), "%s/%s", dir, instance);
 		int ifd = make_delegating(bfd, instance, cg->path[0], err, errlen);
@@ -371,7 +363,7 @@ int cg2_leaf_open(struct slot_cgroup *cg, char *err, size_t errlen)
 	cg->peak_fd = openat(cg->run_fd, "memory.peak", O_RDWR | O_CLOEXEC);
 	return 0;
 fail:
-	snprintf(err, errlen, "sandbox: cgroup leaf %s %s errno=%d", cg->run_name, step, errno);
+	fail(err, errlen, "sandbox: cgroup leaf %s %s errno=%d", cg->run_name, step, errno);
 	int e = errno;
 	if (cg->run_fd >= 0)
 		cg2_leaf_remove(cg);
@@ -410,8 +402,7 @@ int cg2_begin(struct slot_cgroup *cg, unsigned long long mem_max, char *err, siz
 		cg->peak_reset = true;
 	return 0;
 fail:
-	snprintf(err, errlen, "sandbox: cgroup %s/%s errno=%d", cg->run_name, step, errno);
-	return -1;
+	return fail(err, errlen, "sandbox: cgroup %s/%s errno=%d", cg->run_name, step, errno);
 }
 
 int cg2_read(struct slot_cgroup *cg, struct cgroup_usage *u)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/fail.h"
 #include "slot/cgroup.h"
 #include "slot/pool.h"
 
@@ -57,7 +58,7 @@ static int enter_v1(struct pool_cgroup *p, const char *instance, unsigned tag,
 		goto fail;
 	return 0;
 fail:
-	snprintf(err, errlen, "pool cgroup: %s %s errno=%d", step, p->path, errno);
+	fail(err, errlen, "pool cgroup: %s %s errno=%d", step, p->path, errno);
 	p->path[0] = 0;
 	return -1;
 }
@@ -101,7 +102,7 @@ static int enter_v2(struct pool_cgroup *p, const char *instance, unsigned tag,
 		goto fail;
 	return 0;
 fail:
-	snprintf(err, errlen, "pool cgroup: %s %s errno=%d", step, p->path, errno);
+	fail(err, errlen, "pool cgroup: %s %s errno=%d", step, p->path, errno);
 	p->path[0] = 0;
 	return -1;
 }
