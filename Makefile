@@ -213,7 +213,7 @@ endif
 man-lint:
 	tests/package/man_lint.sh
 
-# STYLE.md's bounds, counted: no C file over 700 lines, no function over 90;
+# CONTRIBUTING.md's bounds, counted: no C file over 700 lines, no function over 90;
 # and the floors of docs/layout.md: no folder includes one above it.
 style:
 	/usr/bin/python3 tests/style/lengths.py core/*/*.c fcgi/*.c
