@@ -264,10 +264,10 @@ int main(int argc, char **argv)
 		if (!body || !ms)
 			answer_error(&a, OUTCOME_FAULT, "out of memory");
 		else if (evaluate)
-			engine_evaluate(&e, body, len, &a);
+			engine_evaluate(&e, body, len, NULL, &a);
 		else {
 			long long tp = prof_begin();
-			engine_run(&e, body, len, &a);
+			engine_run(&e, body, len, NULL, &a);
 			prof_end(PROF_RUN, tp);
 		}
 		if (ms)

@@ -10,6 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "util/fail.h"
 #include "health.h"
 
 #define HEALTH_BACKLOG 64
@@ -76,7 +77,7 @@ int health_listen(int pool_fd, char *path, size_t pathlen, char *err,
 		goto fail;
 	return fd;
 fail:
-	snprintf(err, errlen, "health socket %s: %s: %s", path, step, strerror(errno));
+	fail(err, errlen, "health socket %s: %s errno=%d", path, step, errno);
 	if (fd >= 0) {
 		close(fd);
 		unlink(path);

@@ -33,21 +33,26 @@
 #include <sys/socket.h>
 
 #include "http.h"
-#include "worker.h"
+#include "signals.h"
 #include "metrics.h"
 #include "reqlog.h"
 #include "status.h"
 #include "judge/judge.h"
-#include "api/execute.h"
+#include "execute/execute.h"
 #include <json-c/json.h>
 
-typedef enum http_after handler_fn(struct engine *e, const char *body,
-				   size_t len, struct answer *a);
+typedef enum http_after handler_fn(struct engine *e, const char *body, size_t len,
+				   const struct request_io *io, struct answer *a);
 
+/* A route's columns say what http_serve does around its handler: read a
+ * body (and then watch the client, who may leave while it is served),
+ * stream the answer as it is made, send it with a type other than JSON. */
 struct route {
 	const char *path;
 	const char *method;       /* a GET route also answers HEAD */
-	bool takes_body;
+	bool takes_body;          /* and the client is watched */
+	bool streams;             /* the answer goes out as it is made */
+	const char *type;         /* Content-Type; NULL: JSON */
 	handler_fn *handle;
 	bool (*enabled)(const struct gaol_config *cfg);  /* NULL: always */
 };
@@ -61,25 +66,26 @@ static bool shutdown_allowed(const struct gaol_config *cfg)
 	return cfg->allow_shutdown;
 }
 
-static const struct route routes[] = {
-	{ "/",         "GET",  false, handle_health,   NULL },
-	{ "/health",   "GET",  false, handle_health,   NULL },
-	{ "/run",      "POST", true,  handle_run,      NULL },
-	{ "/evaluate", "POST", true,  handle_evaluate, NULL },
-	{ "/shutdown", "POST", false, handle_shutdown, shutdown_allowed },
-	{ "/metrics",  "GET",  false, handle_metrics,  NULL },
-	{ "/execute",  "POST", true,  handle_execute,  NULL },
-	{ "/runtimes", "GET",  false, handle_runtimes, NULL },
-	/* Piston's v2 paths: the same handlers (docs/api.md, "Piston's API"). */
-	{ "/api/v2/execute",  "POST",   true,  handle_execute,  NULL },
-	{ "/api/v2/runtimes", "GET",    false, handle_runtimes, NULL },
-	{ "/api/v2/packages", "GET",    false, handle_packages, NULL },
-	{ "/api/v2/packages", "POST",   false, handle_install,  NULL },
-	{ "/api/v2/packages", "DELETE", false, handle_install,  NULL },
-};
-
 /* Prometheus' text exposition format. */
 static const char metrics_type[] = "text/plain; version=0.0.4; charset=utf-8";
+
+static const struct route routes[] = {
+	/* path        method  body   streams type */
+	{ "/",         "GET",  false, false,  NULL, handle_health,   NULL },
+	{ "/health",   "GET",  false, false,  NULL, handle_health,   NULL },
+	{ "/run",      "POST", true,  false,  NULL, handle_run,      NULL },
+	{ "/evaluate", "POST", true,  true,   NULL, handle_evaluate, NULL },
+	{ "/shutdown", "POST", false, false,  NULL, handle_shutdown, shutdown_allowed },
+	{ "/metrics",  "GET",  false, false,  metrics_type, handle_metrics, NULL },
+	{ "/execute",  "POST", true,  false,  NULL, handle_execute,  NULL },
+	{ "/runtimes", "GET",  false, false,  NULL, handle_runtimes, NULL },
+	/* Piston's v2 paths: the same handlers (docs/api.md, "Piston's API"). */
+	{ "/api/v2/execute",  "POST",   true,  false, NULL, handle_execute,  NULL },
+	{ "/api/v2/runtimes", "GET",    false, false, NULL, handle_runtimes, NULL },
+	{ "/api/v2/packages", "GET",    false, false, NULL, handle_packages, NULL },
+	{ "/api/v2/packages", "POST",   false, false, NULL, handle_install,  NULL },
+	{ "/api/v2/packages", "DELETE", false, false, NULL, handle_install,  NULL },
+};
 
 /* The body of a reply when even building an error answer failed. */
 static const char last_resort[] = "{\"error\": \"out of memory\"}";
@@ -272,60 +278,71 @@ static int read_body(const struct gaol_config *cfg, const char *path, FCGX_Reque
 }
 
 static enum http_after handle_health(struct engine *e, const char *body,
-				     size_t len, struct answer *a)
+				     size_t len, const struct request_io *io,
+				     struct answer *a)
 {
 	(void)body;
 	(void)len;
+	(void)io;
 	engine_health(e, a);
 	return HTTP_AFTER_NOTHING;
 }
 
 static enum http_after handle_run(struct engine *e, const char *body,
-				  size_t len, struct answer *a)
+				  size_t len, const struct request_io *io,
+				  struct answer *a)
 {
-	engine_run(e, body, len, a);
+	engine_run(e, body, len, io, a);
 	return HTTP_AFTER_NOTHING;
 }
 
 static enum http_after handle_evaluate(struct engine *e, const char *body,
-				       size_t len, struct answer *a)
+				       size_t len, const struct request_io *io,
+				       struct answer *a)
 {
-	engine_evaluate(e, body, len, a);
+	engine_evaluate(e, body, len, io, a);
 	return HTTP_AFTER_NOTHING;
 }
 
 static enum http_after handle_execute(struct engine *e, const char *body,
-				      size_t len, struct answer *a)
+				      size_t len, const struct request_io *io,
+				      struct answer *a)
 {
-	engine_execute(e, body, len, a);
+	engine_execute(e, body, len, io, a);
 	return HTTP_AFTER_NOTHING;
 }
 
 static enum http_after handle_runtimes(struct engine *e, const char *body,
-				       size_t len, struct answer *a)
+				       size_t len, const struct request_io *io,
+				      struct answer *a)
 {
 	(void)body;
 	(void)len;
+	(void)io;
 	engine_runtimes(e, a);
 	return HTTP_AFTER_NOTHING;
 }
 
 static enum http_after handle_packages(struct engine *e, const char *body,
-				       size_t len, struct answer *a)
+				       size_t len, const struct request_io *io,
+				      struct answer *a)
 {
 	(void)body;
 	(void)len;
+	(void)io;
 	engine_packages(e, a);
 	return HTTP_AFTER_NOTHING;
 }
 
 /* Toolchains are Debian packages, installed by the operator. */
 static enum http_after handle_install(struct engine *e, const char *body,
-				      size_t len, struct answer *a)
+				      size_t len, const struct request_io *io,
+				      struct answer *a)
 {
 	(void)e;
 	(void)body;
 	(void)len;
+	(void)io;
 	answer_message(a, OUTCOME_WRONG_METHOD, "gaol installs no package through its API: "
 		       "toolchains are Debian packages, installed by the operator with "
 		       "`make deps LANGS=...`");
@@ -350,22 +367,26 @@ static void piston_message(const char *path, struct answer *a)
 }
 
 static enum http_after handle_metrics(struct engine *e, const char *body,
-				      size_t len, struct answer *a)
+				      size_t len, const struct request_io *io,
+				      struct answer *a)
 {
 	(void)body;
 	(void)len;
+	(void)io;
 	metrics_render(e, a);
 	return HTTP_AFTER_NOTHING;
 }
 
 static enum http_after handle_shutdown(struct engine *e, const char *body,
-				       size_t len, struct answer *a)
+				       size_t len, const struct request_io *io,
+				       struct answer *a)
 {
 	static const char ok[] = "{\"ok\": true, \"shutting_down\": true}";
 
 	(void)e;
 	(void)body;
 	(void)len;
+	(void)io;
 	a->body = strdup(ok);
 	if (!a->body) {
 		answer_error(a, OUTCOME_FAULT, "no memory");
@@ -574,11 +595,11 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 		int got = r->takes_body ? read_body(&e->cfg, path, req, &body, &len, &a) : 0;
 		read_timer(0, 0);       /* the worker's deadline for the request's reads */
 		if (got == 0) {
-			e->stream = r->handle == handle_evaluate ? &stream : NULL;
-			e->client = r->takes_body ? &client : NULL;
-			after = r->handle(e, body, len, &a);
-			e->stream = NULL;
-			e->client = NULL;
+			struct request_io io = {
+				.stream = r->streams ? &stream : NULL,
+				.client = r->takes_body ? &client : NULL,
+			};
+			after = r->handle(e, body, len, &io, &a);
 		}
 		metrics_slot_busy(e->slot_index, false);
 		reqlog_body(&log, body, len);
@@ -593,7 +614,7 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 	piston_message(path, &a);
 	out = sc.sent + send_answer(req, &a, allow[0] ? allow : NULL,
 				    strcmp(method, "HEAD") == 0, log.id,
-				    r && r->handle == handle_metrics ? metrics_type : NULL);
+				    r ? r->type : NULL);
 	reqlog_end(&log, (int)e->slot_index, method, &a, out);
 	answer_free(&a);
 	return after;

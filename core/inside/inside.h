@@ -10,12 +10,7 @@
 
 #include <stddef.h>
 
-#include "run/plan.h"
-
-/* The new root: read-only binds of these host paths (the slot's skeleton
- * makes their mount points). */
-extern const char *const root_allow[];
-extern const size_t root_allow_n;
+#include "plan/plan.h"
 
 /* init's life, from clone to exit (init.c). */
 __attribute__((noreturn)) void init_main(struct plan *p);

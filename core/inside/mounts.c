@@ -39,7 +39,7 @@
 
 
 #include "inside/inside.h"
-#include "inside/neutral.h"
+#include "slot/neutral.h"
 #include "util/util.h"
 
 #define SHM_SIZE "64m"

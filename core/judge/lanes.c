@@ -236,7 +236,7 @@ static struct json_object *run_test(struct judging *j, struct slot *lane, size_t
 		.on_stdout = req->file_io ? NULL : feed,
 		.ctx = &cmp,
 		.budget_end_ms = j->end_ms,
-		.client = j->e->client,
+		.client = j->client,
 	};
 	struct sandbox_result res;
 	if (sandbox_run(lane, &spec, &res) < 0)

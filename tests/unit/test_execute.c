@@ -7,7 +7,7 @@
 #include <string.h>
 #include <json-c/json.h>
 
-#include "api/execute.h"
+#include "execute/execute.h"
 #include "api/files.h"
 #include "conf/config.h"
 #include "lang/semver.h"

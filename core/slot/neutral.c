@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "inside/neutral.h"
+#include "slot/neutral.h"
 
 const struct neutral_bind neutral_binds[] = {
 	{ "passwd", "/etc/passwd", 1 },

@@ -1,5 +1,5 @@
 /*
- * execute_request: the body of POST /execute parsed and checked
+ * execute/request: the body of POST /execute parsed and checked
  * (docs/api.md, "POST /execute").  Limits are checked against the
  * operator's ceilings later, when the language (whose memory limit is a
  * ceiling) is known.
@@ -12,7 +12,7 @@
 #include <json-c/json.h>
 
 #include "conf/config.h"
-#include "api/execute.h"
+#include "execute/execute.h"
 #include "util/fail.h"
 #include "util/json.h"
 

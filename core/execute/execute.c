@@ -25,7 +25,7 @@
 #include <json-c/json.h>
 
 #include "api/engine.h"
-#include "api/execute.h"
+#include "execute/execute.h"
 #include "judge/cache.h"
 #include "lang/semver.h"
 #include "util/utf8.h"
@@ -163,6 +163,7 @@ static struct json_object *stage_json(const struct sandbox_result *res,
 /* One request's execution: what both stages share. */
 struct execution {
 	struct engine *e;
+	const struct client_watch *client;  /* the request's: stop when it leaves */
 	struct lang lang;        /* the language, its workdir "src" */
 	const struct exec_request *req;
 	struct sandbox_file *files;
@@ -217,7 +218,7 @@ static int stage_run(struct execution *x, const char *cmd, char **argv,
 		.on_output = on_output,
 		.ctx = il,
 		.budget_end_ms = x->end_ms,
-		.client = x->e->client,
+		.client = x->client,
 	};
 	return sandbox_run(&x->e->slot, &spec, res);
 }
@@ -507,13 +508,14 @@ static void execute_stages(struct execution *x, struct answer *a)
 	answer_json(a, OUTCOME_OK, answer_object(x, compile, run));
 }
 
-static void execute_request(struct engine *e, struct exec_request *r, struct answer *a)
+static void execute_request(struct engine *e, struct exec_request *r,
+			    const struct client_watch *client, struct answer *a)
 {
 	char err[512], entry[256];
 	const struct lang *lang = choose(e, r, a);
 	if (!lang)
 		return;
-	struct execution x = { .e = e, .lang = *lang, .req = r, .pin = -1,
+	struct execution x = { .e = e, .client = client, .lang = *lang, .req = r, .pin = -1,
 			       .end_ms = now_ms() + e->cfg.request_budget_ms };
 	x.lang.workdir = "src";
 	entry_name(lang, &r->files.v[0], entry, sizeof(entry));
@@ -538,7 +540,8 @@ static void execute_request(struct engine *e, struct exec_request *r, struct ans
 	free(x.files);
 }
 
-void engine_execute(struct engine *e, const char *body, size_t len, struct answer *a)
+void engine_execute(struct engine *e, const char *body, size_t len,
+		    const struct request_io *io, struct answer *a)
 {
 	char err[512];
 	struct exec_request r;
@@ -547,7 +550,7 @@ void engine_execute(struct engine *e, const char *body, size_t len, struct answe
 		answer_message(a, OUTCOME_BAD_REQUEST, "%s", err);
 		return;
 	}
-	execute_request(e, &r, a);
+	execute_request(e, &r, io ? io->client : NULL, a);
 	exec_request_free(&r);
 }
 

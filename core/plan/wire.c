@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run/plan.h"
+#include "plan/plan.h"
 #include "util/util.h"
 
 struct wire {

@@ -19,6 +19,7 @@
 struct engine;
 struct answer;
 struct gaol_config;
+struct request_io;
 
 /* One stage's limits; -1 where the request did not say. */
 struct exec_limits {
@@ -47,7 +48,8 @@ int exec_request_parse(const struct gaol_config *cfg, const char *body, size_t l
 void exec_request_free(struct exec_request *r);
 
 /* POST /execute (and /api/v2/execute) with body[0..len). */
-void engine_execute(struct engine *e, const char *body, size_t len, struct answer *a);
+void engine_execute(struct engine *e, const char *body, size_t len,
+		    const struct request_io *io, struct answer *a);
 /* GET /runtimes (and /api/v2/runtimes): the installed languages that can
  * be executed, under Piston's names, with their real versions. */
 void engine_runtimes(const struct engine *e, struct answer *a);
