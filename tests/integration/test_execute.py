@@ -220,3 +220,20 @@ def test_a_client_that_hangs_up_stops_the_run(stack, installed):
     assert not left, "slot processes 2 s after the client left: %r" % left
     r, doc = execute(stack, {"language": "python", "files": [{"content": "print(1)"}]})
     assert r.status == 200 and doc["run"]["stdout"] == "1\n", doc
+
+
+def test_go_packages_and_the_compile_cache(stack, installed):
+    need(installed, "golang")
+    # The ceiling's compile timeout: a cold go build on a loaded host.
+    body = {"language": "go", "compile_timeout": 30000, "files": [
+        {"name": "main.go", "content": 'package main\nimport ("fmt"; "main/util")\n'
+                                       'func main() { fmt.Println(util.Twice(21)) }'},
+        {"name": "util/util.go", "content": "package util\nfunc Twice(x int) int { return 2 * x }\n"
+                                            "// %s" % time.time()}]}
+    r, first = execute(stack, body)
+    assert r.status == 200 and "run" in first, first["compile"]
+    assert first["run"]["stdout"] == "42\n", first
+    assert first["compile"]["cached"] is False, first
+    r, again = execute(stack, body)
+    assert again["run"]["stdout"] == "42\n", again
+    assert again["compile"]["cached"] is True and again["compile"]["code"] == 0, again
