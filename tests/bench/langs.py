@@ -144,7 +144,8 @@ def bench_execute(port, runs, installed):
                 src = CPP_PROGRAM % uuid.uuid4().hex
                 with open(os.path.join(work, "main.cpp"), "w") as f:
                     f.write(src)
-                w = execute_once(port, {"language": "c++", "files": [{"name": "main.cpp",
+                w = execute_once(port, {"language": "c++", "compile_timeout": 30000,
+                                        "files": [{"name": "main.cpp",
                                                                      "content": src}]})
                 bb = bare_ms("/usr/bin/g++ -std=gnu++20 -O2 -pipe -o prog main.cpp && ./prog", work)
                 if i >= 2:
