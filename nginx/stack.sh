@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # gaol: the stack of `make run`: nginx in front of a gaol-fcgi pool that
 # spawn-fcgi starts, both children of this script, everything under $BUILD.
 #
