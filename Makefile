@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # gaol: a sandboxed code-execution service (FastCGI behind nginx).
 # `make` builds build/gaol-fcgi and build/gaol-run; `make run` and `make test`
 # install what they need from Debian's packages first (as root).

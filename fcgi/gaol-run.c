@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gaol-run: the engine from the command line.  Reads a /run request (or an
  * /evaluate one: it has test_cases) on stdin and prints the response the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * http: routing and status mapping of gaol-fcgi (see http.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gaol-fcgi: the FastCGI server.  main() is straight-line setup: read the
  * configuration and the languages once (a bad variable stops us here, named),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* signals: the front end's handlers and the read timer (see signals.h). */
 #include <signal.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * signals: what the front end's processes (the master, its /health child,
  * the workers, http.c's handlers) set for signals: a handler that only sets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * worker: the accept loop of one pool process (see worker.h).
  *

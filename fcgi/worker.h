@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * worker: one process of the pool.  It takes slot i of the engine (its UID and
  * cgroup), then accepts FastCGI requests on the shared listening socket and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The engine: one request in, one outcome and JSON body out.  This file
  * says which outcome each thing that can happen to a /run is (docs/api.md,

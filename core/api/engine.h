@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * engine: what one worker does for one request, without knowing HTTP.  The
  * adapter (fcgi/) hands it a body and gets back an outcome kind and a JSON

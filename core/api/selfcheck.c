@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The start-up self-check: gaol refuses to serve on a host where a part of
  * the sandbox does not work (docs/design.md, "Threat model": fail closed).  The host's

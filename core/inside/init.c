@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * init: PID 1 of the run, then the payload it starts.  The design comment
  * in core/run/sandbox.c says which process holds what; here is what init

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * inside: the code that runs in the run's own processes, init (PID 1 of the
  * run's PID namespace) and the payload before its execve.  It only makes

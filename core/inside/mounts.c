@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mounts: the run's mount view, built by init in its own mount namespace on
  * the slot's template (slot/template.h: the read-only root, /dev, the

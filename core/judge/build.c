@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * build: a submission compiled once in its own sandbox, or found in the
  * compile cache (cache.c), and what the answer's "compile" says of it.

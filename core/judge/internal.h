@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * judge/internal.h: what the files of core/judge/ share: one request's
  * judging (the build's output, the lanes), and the build's outcome.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * judge: POST /evaluate (docs/api.md, "POST /evaluate"; docs/design.md,
  * "Judging").  A program is built once in

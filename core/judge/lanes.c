@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lanes: one request's tests run on the worker's lanes (docs/design.md,
  * "Judging").  Lane 0 is the worker's own slot; lanes 1.. are forked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plan: see plan.h.  Pure setup work on the worker's side (and string work
  * in init for a sandbox built ahead): pipes, the overlay's options, names.

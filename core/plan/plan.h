@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plan: what one run's processes share, built before they need it so that
  * they only make system calls.  The worker fills it before clone (or, for a

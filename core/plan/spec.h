@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * spec: what a run is asked to do (struct sandbox_spec) and the files it is
  * given: the input of run/sandbox.h's sandbox_run, which the worker lays

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sandbox: one run of untrusted code in a fresh, throw-away sandbox
  * (docs/design.md, "The sandbox step by step").  The design comment in sandbox.c explains the processes.  The

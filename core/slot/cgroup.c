@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Slot cgroups.  Each worker owns one slot, and each slot one cgroup (one per
  * controller on v1), created at start-up under the service's own cgroup (on

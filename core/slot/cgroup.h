@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cgroup: one cgroup per slot, created at start-up under the service's own
  * cgroup, on cgroup v2 or on v1 (hybrid hosts included).  On v1 they are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cgroup v2 (a unified hierarchy alone: Debian 12, Ubuntu 22.04/24.04,
  * RHEL 9).  The tree gaol makes below the cgroup it was started in (<own>):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cgroup_internal: what cgroup.c (both versions, v1) and cgroup2.c (the
  * v2 tree and its per-run leaves) share; nothing outside core/slot/cgroup*.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cgroup_parse: the cgroup texts gaol reads, parsed (cgroup.h declares
  * them, so the unit tests reach them): keyed lines (cpu.stat,

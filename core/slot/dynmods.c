@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dynmods: RUN_CGROUP_FAVORDYNMODS, for hosts whose controllers are on
  * cgroup v1.  There a run's init joins its slot's cgroups by writing to

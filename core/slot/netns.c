@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * netns: a slot's network namespace, and when it may serve another run.
  *

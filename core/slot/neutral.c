@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * neutral: the run's stand-ins for host files (see neutral.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool: the service's own processes in a memory-limited cgroup (pool.h).
  * Only the memory controller: CPU and pids of the pool are not the threat,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool: the cgroup of the service's own processes, the master and its
  * workers (and their judging lanes), not the slots: its memory limit,

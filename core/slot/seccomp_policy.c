@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The payload's syscall policy.  Default allow, with a denylist: the calls
  * that escape or manipulate the kernel kill the process (it shows as SIGSYS),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * seccomp: the syscall policy of every payload (docs/design.md, "The
  * sandbox step by step"), installed in the payload with one prctl, last

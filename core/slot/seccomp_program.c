@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The payload's seccomp program as this build carries it: the table of
  * seccomp_policy.c, compiled by libseccomp when gaol was built

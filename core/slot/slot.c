@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * slot: a worker's slot, prepared once by the worker before any run: the
  * mount points its runs' mount views are built on, the cgroup, the payload's environment, the seccomp program and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * slot: what a worker prepares once, before any run: its identity (UID and
  * passwd), cgroup, state directory and skeleton root, the payload's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * template: the read-only part of every run's mount view that no run
  * changes, built once per slot by its worker, in a mount namespace of the

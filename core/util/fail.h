@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fail: the one way gaol's functions say what went wrong.  A function that
  * can fail takes a buffer for the reason (err, errlen), and on failure

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cgroup: the kernel's file formats that the per-run accounting reads.  The
  * v2 ones are what a pure cgroup v2 host has (this project's CI host is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * config_from_env and parse_size: the defaults of docs/api.md
  * ("Configuration"), and every
