@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # gaol: gaol-locations.conf (or a server block that includes it, as make
 # run's nginx.conf) with every gaol path under a prefix of the operator's
 # choosing (nginx/README.md, "Under a prefix").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * files: see files.h.  Decoding is strict: base64 with its padding (RFC
  * 4648, no line breaks), hex of an even length in either case; what does

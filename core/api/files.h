@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * files: a request's `files` array, parsed and checked: the one parser every
  * API that takes several files uses (POST /execute and Piston's front

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * execute: POST /execute end to end (see execute.h).
  *

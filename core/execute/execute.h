@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * execute: POST /execute, gaol's plain run (docs/api.md, "POST /execute"),
  * and the lists beside it (GET /runtimes, GET /api/v2/packages).  A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * execute/request: the body of POST /execute parsed and checked
  * (docs/api.md, "POST /execute").  Limits are checked against the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * semver: see semver.h.  A partial version in a selector is a range, as in
  * node's semver: "3.11" is >=3.11.0 <3.12.0, "^3.9" is >=3.9.0 <4.0.0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * semver: a toolchain's real version as SemVer, and SemVer selectors
  * matched against it (POST /execute's `version`, as Piston matches them

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Per language, the programs test_client_piston.py sends through npm's
 piston-client: keyed by Piston's language name.  Each entry:
   files    the echo program: the entry point prints what a second file

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """gaol driven by npm's piston-client, unchanged (installed by `make
 deps-test` at the version tests/integration/piston/package-lock.json pins):
 for every installed language, a program that reads stdin and args and prints

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/api.md, "POST /execute": gaol's plain run (files, stdin, args) in
 Piston's v2 shape, GET /runtimes, and Piston's paths on the same handlers.
 Each answer is checked field by field; each refused request ran nothing and

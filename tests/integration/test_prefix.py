@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """nginx/README.md, "Under a prefix": GAOL_PREFIX (nginx/prefix.sh) mounts
 every gaol path under the operator's prefix; the root is then not gaol's."""
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * POST /execute's pure parts: the files parser (names, encodings, limits),
  * SemVer selectors against real versions, the version read from a probe's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Drives gaol through npm's piston-client, unchanged: reads
 // {"server": URL, "jobs": [{"language", "code", "config"}]} on stdin and
 // prints {"runtimes": <client.runtimes()>, "results": [<client.execute()>...]}.
