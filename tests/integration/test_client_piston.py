@@ -20,8 +20,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENT = os.path.join(HERE, "piston")
 ARGS = ["; rm -rf /", "$(id)", "two words"]
 # Piston's default run_timeout (3 s) is about what Clojure needs to start on
-# a loaded two-core host: the programs that should end get 10 s.
-SLOW = 10000
+# a loaded two-core host, and a JVM flooding its output through a starved
+# pipe takes longer: the programs that should end get the ceilings (30 s,
+# RUN_EXECUTE_*_TIMEOUT_MAX), the compile stages too.
+SLOW = 30000
+SLOW_CONFIG = {"runTimeout": SLOW, "compileTimeout": SLOW}
 
 
 def drive(stack, jobs):
@@ -53,12 +56,13 @@ def test_piston_client_runs_every_kind_of_program(stack, language):
     jobs = [
         {"language": language, "code": prog["files"][0][1], "config": {
             "files": [{"name": n, "content": c} for n, c in prog["files"]],
-            "args": ARGS, "stdin": "from stdin", "runTimeout": SLOW}},
-        {"language": language, "code": prog["exit3"], "config": {"runTimeout": SLOW}},
-        {"language": language, "code": prog["signal"], "config": {"runTimeout": SLOW}},
-        {"language": language, "code": prog["loop"], "config": {"runTimeout": 1000}},
-        {"language": language, "code": prog["flood"], "config": {"runTimeout": SLOW}},
-        {"language": language, "code": prog["broken"]},
+            "args": ARGS, "stdin": "from stdin", "runTimeout": SLOW, "compileTimeout": SLOW}},
+        {"language": language, "code": prog["exit3"], "config": SLOW_CONFIG},
+        {"language": language, "code": prog["signal"], "config": SLOW_CONFIG},
+        {"language": language, "code": prog["loop"], "config": {"runTimeout": 1000,
+                                                               "compileTimeout": SLOW}},
+        {"language": language, "code": prog["flood"], "config": SLOW_CONFIG},
+        {"language": language, "code": prog["broken"], "config": SLOW_CONFIG},
     ]
     out = drive(stack, jobs)
     assert out["runtimes"] == json.loads(stack.get("/api/v2/runtimes").body), out["runtimes"]
