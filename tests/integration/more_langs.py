@@ -16,7 +16,7 @@ PROGRAMS = {
         "busy": "while :; do :; done\n",
         "memory": 'x=1234567890\nwhile :; do x="$x$x"; done\n',
         "broken": "if true; then\n  echo 1\n",
-        "fork": ":(){ :|:& };:\nwait\n",
+        "fork": "f() { while :; do f & done; }\nf\n",
     },
     "lua": {
         "hello": 'print("Hello, World!")\n',
@@ -194,7 +194,9 @@ PROGRAMS = {
         "ok": '#include <stdio.h>\nint main(void) { long a, b; scanf("%ld %ld", &a, &b); printf("%ld\\n", a + b); return 0; }\n',
         "exit3": "int main(void) { return 3; }\n",
         "busy": "int main(void) { volatile long x = 0; for (;;) x++; }\n",
-        "memory": "#include <stdlib.h>\n#include <string.h>\nint main(void) { for (;;) { char *p = malloc(1 << 20); if (!p) return 1; memset(p, 1, 1 << 20); } }\n",
+        # Kept through a volatile pointer: clang -O2 removes a malloc nothing reads.
+        "memory": "#include <stdlib.h>\n#include <string.h>\nchar *volatile keep;\n"
+                  "int main(void) { for (;;) { char *p = malloc(1 << 20); if (!p) return 1; memset(p, 1, 1 << 20); keep = p; } }\n",
         "broken": "int main(void) { return 0 }\n",
         "fork": "#include <unistd.h>\nint main(void) { for (;;) fork(); }\n",
     },
