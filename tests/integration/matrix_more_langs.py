@@ -3,7 +3,7 @@ whose short matrix is test_more_langs.py): for each language, through the
 real stack, a runtime error (exit code 3), a timeout (a CPU loop), a memory
 kill (an allocation loop, MLE by the cgroup, not the runtime's own
 out-of-memory error), and where the language can fork, a fork bomb; after
-each, no process of the stack's slot UIDs or in its slot cgroups.  Run with
+each, no process of the stack's slot UIDs.  Run with
 the short matrix: `make test-langs` runs both files.  A language /health
 does not list as installed is skipped by name."""
 
