@@ -292,6 +292,7 @@ bench: deps-bench
 bench-langs: deps-bench deps-test
 	$(MAKE) all
 	BUILD=$(BUILD) /usr/bin/python3 tests/bench/langs.py
+	BUILD=$(BUILD) /usr/bin/python3 tests/bench/hello_langs.py
 
 # Issue 13: POST /run through nginx against fcgiwrap + sh and against the
 # least fresh sandbox (minbox) on the same nginx, RUN_CONCURRENCY 1, 2, 4, 8,
