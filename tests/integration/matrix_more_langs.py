@@ -62,5 +62,8 @@ def test_fork_bomb(stack, installed, language):
     assert doc["compile"]["ok"] is True, doc
     r = only(doc)
     assert r["verdict"] in ("TLE", "RE", "MLE"), r
-    assert r["wall_ms"] < 15000, r
+    # Within the absolute deadline, 5 (L + 2 s), and the time it takes to
+    # kill a few hundred processes on a loaded machine (21 s seen at a load
+    # average of 60 on 2 cores).
+    assert r["wall_ms"] < 5 * (1000 + 2000) + 10000, r
     assert_no_process_left(stack)
