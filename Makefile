@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # gaol: a sandboxed code-execution service (FastCGI behind nginx).
 # `make` builds build/gaol-fcgi and build/gaol-run; `make run` and `make test`
 # install what they need from Debian's packages first (as root).
@@ -40,7 +41,7 @@ export ASAN_OPTIONS  := $(SAN_COMMON):detect_leaks=1:detect_stack_use_after_retu
 export UBSAN_OPTIONS := $(SAN_COMMON):print_stacktrace=1
 export LSAN_OPTIONS  := $(SAN_COMMON)
 endif
-# The version and the build, for --version and /health (core/api/version.c).
+# The version and the build, for --version and /health (core/conf/version.c).
 # In a git checkout: debian/changelog's upstream version (the release line)
 # plus +git<commits>.g<hash> (.dirty with uncommitted changes), so that every
 # commit has a larger Debian version; the build is `git describe`.  A tree
@@ -106,7 +107,7 @@ $(BUILD)/%.o: %.c $(CORE_HDR) $(wildcard fcgi/*.h) | deps-check
 VERSION_DEFS := -DGAOL_VERSION='"$(GAOL_VERSION)"' -DGAOL_BUILD='"$(GAOL_BUILD)"'
 $(BUILD)/version.stamp: FORCE
 	@mkdir -p $(BUILD); echo '$(VERSION_DEFS)' | cmp -s - $@ || echo '$(VERSION_DEFS)' > $@
-$(BUILD)/core/api/version.o: core/api/version.c core/api/version.h $(BUILD)/version.stamp | deps-check
+$(BUILD)/core/conf/version.o: core/conf/version.c core/conf/version.h $(BUILD)/version.stamp | deps-check
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(VERSION_DEFS) -c -o $@ $<
 FORCE:
@@ -138,10 +139,12 @@ $(BUILD)/libgaol.a: $(CORE_OBJ)
 # compiled by libseccomp here, once, rather than at every start (it depends
 # on nothing else).  seccomp-gen is built without the build's CFLAGS (no
 # sanitizer, no fuzzer instrumentation): it only runs here.
-$(BUILD)/seccomp-gen: core/slot/seccomp_gen.c core/slot/seccomp_policy.c core/slot/seccomp_policy.h | deps-check
+$(BUILD)/seccomp-gen: core/slot/seccomp_gen.c core/slot/seccomp_policy.c core/slot/seccomp_policy.h \
+		      core/util/fail.c | deps-check
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(WARN) -O2 -Icore $(shell pkg-config --cflags libseccomp) -o $@ \
-	      core/slot/seccomp_gen.c core/slot/seccomp_policy.c $(shell pkg-config --libs libseccomp)
+	      core/slot/seccomp_gen.c core/slot/seccomp_policy.c core/util/fail.c \
+	      $(shell pkg-config --libs libseccomp)
 $(BUILD)/gen/seccomp_program.inc: $(BUILD)/seccomp-gen
 	@mkdir -p $(dir $@)
 	$< > $@.tmp && mv $@.tmp $@
@@ -217,9 +220,11 @@ endif
 man-lint:
 	tests/package/man_lint.sh
 
-# STYLE.md's bounds, counted: no C file over 700 lines, no function over 90.
+# CONTRIBUTING.md's bounds, counted: no C file over 700 lines, no function over 90;
+# and the floors of docs/layout.md: no folder includes one above it.
 style:
 	/usr/bin/python3 tests/style/lengths.py core/*/*.c fcgi/*.c
+	/usr/bin/python3 tests/style/layers.py .
 
 unit: $(BUILD)/unit-tests
 	GAOL_LANGS_DIR=$(CURDIR)/langs $(BUILD)/unit-tests

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eval_admit: whether a parsed /evaluate request may be judged on its
  * language under the operator's ceilings (RUN_MEMORY_LIMIT_MAX,
@@ -8,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "api/config.h"
+#include "conf/config.h"
 #include "lang/lang.h"
 
 /* 0, or -1 with the reason (answer 422) naming the field and the ceiling.

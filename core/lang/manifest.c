@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * manifest: one lang.json parsed and checked (the rules are in lang.h).
  * Pure: no file system access.
@@ -20,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/config.h"
+#include "util/size.h"
 #include "util/fail.h"
 #include "util/json.h"
 #include "lang/internal.h"

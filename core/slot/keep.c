@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keep: a one-shot gaol-run's slot kept between starts (see keep.h).
  *
@@ -22,8 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/config.h"
-#include "api/version.h"
+#include "conf/config.h"
+#include "conf/version.h"
 #include "slot/keep.h"
 #include "slot/netns.h"
 #include "slot/template.h"
