@@ -23,7 +23,24 @@ def installed(service):
     return set(r.json()["languages"])
 
 
+# /evaluate stops a program at its first wrong line: the programs report on
+# stderr (the answer's `error`), which is not judged.
+TO_STDERR = {
+    "bash": "exec 1>&2\n",
+    "perl": "open(STDOUT, '>&', \\*STDERR);\n",
+    "lua": "print = function(...) local t = {} for i = 1, select('#', ...) do t[i] = tostring((select(i, ...))) end "
+           "io.stderr:write(table.concat(t, '\\t'), '\\n') end\n",
+    "r": "sink(stderr())\n",
+    "octave": "",
+}
+
+
+def report(res):
+    return res["error"]
+
+
 def evaluate(service, installed, language, code, time_limit_ms=5000):
+    code = TO_STDERR[language] + code
     if language not in installed:
         pytest.skip("%s is not installed" % language)
     r = gh.request(service.port, "POST", "/evaluate",
@@ -53,18 +70,18 @@ SECRET = {
          'for (p in Sys.glob("/proc/[0-9]*/environ")) { x <- try(readBin(p, "raw", 1e6), silent = TRUE)\n'
          '  if (!inherits(x, "try-error")) { x[x == as.raw(0)] <- as.raw(10); cat(rawToChar(x), "\\n") } }\n'
          'print(Sys.getenv())\n',
-    "octave": '[fid, msg] = fopen("/etc/shadow", "r");\nif fid < 0\n  printf("shadow denied\\n");\nelse\n  printf("shadow read\\n");\nend\n'
+    "octave": '[fid, msg] = fopen("/etc/shadow", "r");\nif fid < 0\n  fprintf(stderr, "shadow denied\\n");\nelse\n  fprintf(stderr, "shadow read\\n");\nend\n'
               'd = dir("/proc");\nfor i = 1:numel(d)\n  if all(isstrprop(d(i).name, "digit"))\n'
               '    f = fopen(["/proc/" d(i).name "/environ"], "r");\n    if f >= 0\n'
-              '      s = fread(f, Inf, "char=>char")'';\n      s(s == 0) = "\\n";\n      printf("%s\\n", s);\n      fclose(f);\n    end\n  end\nend\n'
-              'printf("%s\\n", getenv("GAOL_TEST_SECRET"));\n',
+              '      s = fread(f, Inf, "char=>char")'';\n      s(s == 0) = "\\n";\n      fprintf(stderr, "%s\\n", s);\n      fclose(f);\n    end\n  end\nend\n'
+              'fprintf(stderr, "%s\\n", getenv("GAOL_TEST_SECRET"));\n',
 }
 
 
 @pytest.mark.parametrize("language", HOSTILE_LANGS)
 def test_a_host_secret_is_not_readable(service, installed, language):
     res = evaluate(service, installed, language, SECRET[language])
-    out = res["actual"]
+    out = report(res)
     assert "shadow denied" in out, res
     assert gh.SECRET_VALUE not in out and gh.SECRET_VALUE not in res["error"], res
 
@@ -78,8 +95,8 @@ WRITE = {
            'else print(p .. " refused") end end\n',
     "r": 'for (p in c(%(list)s)) { ok <- suppressWarnings(try(file.create(p), silent = TRUE))\n'
          '  cat(p, if (isTRUE(ok)) "created" else "refused", "\\n") }\n',
-    "octave": 'for p = {%(list)s}\n  f = fopen(p{1}, "w");\n  if f >= 0\n    fclose(f);\n    printf("%%s created\\n", p{1});\n'
-              '  else\n    printf("%%s refused\\n", p{1});\n  end\nend\n',
+    "octave": 'for p = {%(list)s}\n  f = fopen(p{1}, "w");\n  if f >= 0\n    fclose(f);\n    fprintf(stderr, "%%s created\\n", p{1});\n'
+              '  else\n    fprintf(stderr, "%%s refused\\n", p{1});\n  end\nend\n',
 }
 
 
@@ -91,7 +108,8 @@ def test_writing_outside_the_sandbox_fails_and_leaves_nothing(service, installed
     code = WRITE[language] % {"paths": " ".join(paths),
                               "list": ", ".join('"%s"' % p for p in paths)}
     res = evaluate(service, installed, language, code)
-    lines = dict(line.strip().rsplit(" ", 1) for line in res["actual"].splitlines() if line.strip())
+    lines = dict(line.strip().rsplit(" ", 1) for line in report(res).splitlines()
+                 if line.strip().count(" ") >= 1)
     for p in outside:
         assert lines.get(p) == "refused", (p, res)
     # /tmp is the run's own: the file is made there, never on the host.
@@ -108,7 +126,7 @@ BEHIND = {
             '  sleep 3; open(my $f, ">", "/tmp/%(t)s"); print $f "survived"; close $f; sleep 60; exit 0 }\nprint "started\\n";\n',
     "lua": 'os.execute("setsid sh -c \'sleep 3; echo survived > /tmp/%(t)s; sleep 60\' </dev/null >/dev/null 2>&1 &")\nprint("started")\n',
     "r": 'system("sleep 3; echo survived > /tmp/%(t)s; sleep 60", wait = FALSE, ignore.stdout = TRUE, ignore.stderr = TRUE)\ncat("started\\n")\n',
-    "octave": 'system("setsid sh -c \'sleep 3; echo survived > /tmp/%(t)s; sleep 60\' </dev/null >/dev/null 2>&1 &");\nprintf("started\\n");\n',
+    "octave": 'system("setsid sh -c \'sleep 3; echo survived > /tmp/%(t)s; sleep 60\' </dev/null >/dev/null 2>&1 &");\nfprintf(stderr, "started\\n");\n',
 }
 
 
@@ -118,7 +136,7 @@ def test_a_process_left_behind_does_not_outlive_the_run(service, installed, lang
     # Right after the answer: no process of a slot UID.
     left = gh.processes_of_uids(service.uid_lo, service.uid_hi)
     assert not left, "processes outlived their run: %r" % left
-    assert res["actual"].strip() == "started", res
+    assert report(res).strip() == "started", res
     time.sleep(4)
     assert not os.path.exists("/tmp/" + token)
 
@@ -144,6 +162,7 @@ def test_a_network_socket_reaches_nothing(service, installed, language):
                                                for p in (service.port, 22)]
     code = CONNECT[language] % {"addrs": " ".join(addrs), "list": ", ".join('"%s"' % a for a in addrs)}
     res = evaluate(service, installed, language, code, time_limit_ms=10000)
-    lines = dict(line.strip().rsplit(" ", 1) for line in res["actual"].splitlines() if line.strip())
+    lines = dict(line.strip().rsplit(" ", 1) for line in report(res).splitlines()
+                 if line.strip().count(" ") >= 1)
     for a in addrs:
         assert lines.get(a) == "failed", (a, res)
