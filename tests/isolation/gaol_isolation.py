@@ -46,7 +46,8 @@ API = os.environ.get("GAOL_ISOLATION_API", "run")
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 STATE_DIR = os.environ.get("GAOL_STATE_DIR", "/run/gaol")
 LANGS_SOURCE = os.path.join(gh.REPO, "langs")
-LANGS = ("python",)
+# python for every test; the others for test_more_langs_hostile.py (issue 33).
+LANGS = ("python", "bash", "perl", "lua", "r", "octave")
 
 SIGNAL_EXIT = {name: 128 + int(getattr(signal, name)) for name in ("SIGKILL", "SIGSYS")}
 
@@ -54,7 +55,8 @@ SIGNAL_EXIT = {name: 128 + int(getattr(signal, name)) for name in ("SIGKILL", "S
 # ---------------------------------------------------------------- the service
 
 class LangsCopy:
-    """The service's language directories: a private copy of langs/python,
+    """The service's language directories: a private copy of langs/python
+    (and of the few other languages whose hostile programs run here, LANGS),
     made once per session.  It is the overlay's lower layer of every run, so
     it is what must stay byte-for-byte the same; being private, nobody else
     editing the work tree meanwhile can be mistaken for a payload that got
