@@ -14,7 +14,7 @@ from test_execute import check_stage, execute, need, no_run_left
 LIMITS = {"compile_timeout": 30000, "run_timeout": 15000}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def runtimes(stack):
     r = stack.get("/api/v2/runtimes")
     assert r.status == 200, r
