@@ -79,8 +79,7 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 # Debian packages, by purpose.  Languages list their own in langs/<slug>/packages.
 DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcgroup-dev
 DEPS_RUN   := nginx spawn-fcgi util-linux
-DEPS_TEST  := check python3 python3-pytest python3-prometheus-client curl iproute2 systemd mandoc man-db \
-              nodejs npm
+DEPS_TEST  := check python3 python3-pytest python3-prometheus-client curl iproute2 systemd mandoc man-db nodejs
 DEPS_BENCH := wrk hyperfine bubblewrap fcgiwrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
@@ -183,10 +182,13 @@ deps: deps-build
 deps-build:
 	$(call apt_missing,$(DEPS_BUILD))
 # npm's piston-client (tests/integration/test_client_piston.py), at the
-# versions package-lock.json pins, from the npm registry, once.
+# versions package-lock.json pins, from the npm registry, once.  npm is
+# Debian's package where `npm` is missing: a nodejs built elsewhere (such as
+# NodeSource's) carries its own npm and conflicts with Debian's.
 PISTON_CLIENT_DIR := tests/integration/piston
 deps-test: deps
 	$(call apt_missing,$(DEPS_TEST))
+	$(if $(shell command -v npm),,$(call apt_missing,npm))
 	@test -f $(PISTON_CLIENT_DIR)/node_modules/piston-client/package.json || \
 	  npm ci --prefix $(PISTON_CLIENT_DIR) --no-audit --no-fund
 deps-bench: deps
