@@ -269,6 +269,11 @@ static void __attribute__((noreturn)) lane_child(struct judging *j, unsigned k,
 						 unsigned P, int fd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* The worker's sandbox built ahead serves the worker's next test: a
+	 * copy of its stdin pipe here would hold that program's input open
+	 * until this lane exits (a program reading to its end waited for
+	 * the whole lane: issue 29). */
+	sandbox_forget(&j->e->slot);
 	cpus_pin_lane(k);       /* a CPU of its own, next to its worker's */
 	FILE *f = fdopen(fd, "w");
 	for (size_t i = k; f && i < j->req->n_tests && !judge_client_gone(j); i += P) {

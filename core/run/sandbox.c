@@ -430,6 +430,18 @@ static void reap_exiting(struct slot *slot)
 	cgroup_run_end(&slot->cg);      /* v2: the finished run's leaf goes */
 }
 
+void sandbox_forget(struct slot *slot)
+{
+	struct plan *p = slot->ahead;
+	slot->ahead = NULL;
+	if (p) {
+		plan_close(p);
+		free(p);
+	}
+	close_fd(&slot->exiting_mntns);
+	slot->exiting = 0;
+}
+
 void sandbox_release(struct slot *slot)
 {
 	drop_ahead(slot);

@@ -125,6 +125,12 @@ void sandbox_result_free(struct sandbox_result *res);
 /* The program's exit code as a shell gives it (128 + a signal), or -1 when
  * it did not end by itself (it did not run, or was killed by gaol). */
 int sandbox_exit_code(const struct sandbox_result *res);
+/* In a process forked from the slot's owner (a judging lane): forgets this
+ * process's copies of the descriptors of the slot's sandbox built ahead and
+ * of its last run, touching neither process, which stay the owner's.  A
+ * copy of the stdin pipe's write end held elsewhere would keep the
+ * program's stdin from ever reaching its end (issue 29). */
+void sandbox_forget(struct slot *slot);
 /* Ends what the slot's last runs left: a sandbox built ahead, the last
  * run's exiting init (slot_free calls it). */
 void sandbox_release(struct slot *slot);
