@@ -63,8 +63,14 @@ struct sandbox_spec {
 	/* Judging's deadlines, computed by the judge (docs/design.md,
 	 * "Judging"); the sandbox only enforces them.  0: none, /run's. */
 	long cpu_deadline_ms;    /* CPU time above it: DEADLINE_CPU_CEILING */
-	long idle_deadline_ms;   /* less than a hundredth of a CPU for it:
-				  * DEADLINE_NO_PROGRESS */
+	long idle_deadline_ms;   /* less than a hundredth of a CPU for it, not
+				  * counting the time the run waited for a
+				  * CPU: DEADLINE_NO_PROGRESS */
+	/* Judging: the three deadlines and timeout_ms count from the
+	 * program's start (init reports its execve), and a program not
+	 * started this long after the hand-off is DEADLINE_SETUP.  0: they
+	 * count from the hand-off (/run, a build). */
+	long setup_max_ms;
 	/* The request's wall-clock budget: the monotonic ms (now_ms) at which
 	 * the run is stopped, DEADLINE_BUDGET.  0: none. */
 	long budget_end_ms;
@@ -83,6 +89,8 @@ enum deadline {
 	DEADLINE_CPU_CEILING,    /* CPU time above cpu_deadline_ms */
 	DEADLINE_ABSOLUTE,       /* wall clock above timeout_ms, when judged */
 	DEADLINE_BUDGET,         /* the request's budget_end_ms passed */
+	DEADLINE_SETUP,          /* the program had not started setup_max_ms
+				  * after the hand-off: the sandbox's fault */
 };
 
 struct sandbox_result {
@@ -95,7 +103,11 @@ struct sandbox_result {
 	bool stopped;            /* on_stdout asked to stop */
 	bool client_gone;        /* the client went away: stopped for that */
 	bool oom_killed;
-	long wall_ms;
+	long wall_ms;            /* judged (setup_max_ms): from the program's
+				  * start; else from the hand-off */
+	long setup_ms;           /* hand-off to the program's start; -1 when
+				  * it never started */
+	long start_ms;           /* when it started (now_ms's clock) */
 	long cpu_ms;             /* -1 when unknown */
 	long memory_peak_kb;     /* -1 when unknown */
 	long maxrss_kb;          /* the payload tree's largest RSS (wait4) */

@@ -581,6 +581,35 @@ int cgroup_slot_blocked(const struct slot_cgroup *cg)
 	return 0;
 }
 
+long long cgroup_run_cpu_wait_us(const struct slot_cgroup *cg)
+{
+	char text[CG_PIDS_MAX * 12];
+	unsigned long long v, sum = 0;
+	if (cg->version == 2)
+		return cg->run_fd >= 0 && cg_read_text(cg->run_fd, "cpu.pressure", text,
+						       sizeof(text)) == 0 &&
+		       cg_parse_pressure_some(text, &v) == 0 ? (long long)v : -1;
+	if (cg->dir_fd[CG_PIDS] < 0 ||
+	    cg_read_text(cg->dir_fd[CG_PIDS], "tasks", text, sizeof(text)) < 0)
+		return -1;
+	int known = 0, gone = 0;
+	for (char *save, *tok = strtok_r(text, "\n", &save); tok;
+	     tok = strtok_r(NULL, "\n", &save)) {
+		char path[64], line[128];
+		snprintf(path, sizeof(path), "/proc/%s/schedstat", tok);
+		/* A thread that ended since the list was read: its wait is gone
+		 * with it, which can only make the total smaller (no excuse). */
+		if (cg_read_text(AT_FDCWD, path, line, sizeof(line)) == 0 &&
+		    cg_parse_schedstat_wait(line, &v) == 0) {
+			sum += v;
+			known++;
+		} else if (errno == ENOENT || errno == ESRCH) {
+			gone++;
+		}
+	}
+	return known || gone ? (long long)(sum / 1000) : -1;
+}
+
 void cgroup_slot_kill_all(const struct slot_cgroup *cg)
 {
 	/* v2: the processes are in the run leaves, which go with them. */

@@ -107,6 +107,12 @@ long long cgroup_slot_cpu_us(const struct slot_cgroup *cg);
  * 1 yes, 0 no, -1 unknown.  Read while the run goes on (the no-progress
  * deadline asks it of a run whose CPU time stands still). */
 int cgroup_slot_blocked(const struct slot_cgroup *cg);
+/* How long the run was runnable but waited for a CPU, in microseconds, as
+ * a total that only grows during the run (the second brake of the
+ * no-progress deadline): v2, the run leaf's cpu.pressure "some" total; v1,
+ * the run-queue wait of the slot's threads (/proc/<tid>/schedstat, summed).
+ * -1 when the host reports neither (no PSI, no schedstats). */
+long long cgroup_run_cpu_wait_us(const struct slot_cgroup *cg);
 /* Kills whatever is left in the slot cgroup (sweep). */
 void cgroup_slot_kill_all(const struct slot_cgroup *cg);
 /* v2: the run's leaf is left as it is, with whatever is still in it (a
@@ -128,6 +134,10 @@ int cg_parse_proc_cgroup(const char *text, const char *controller, char *out, si
  * hierarchy with controller among its options, unescaped.  0 or -1. */
 int cg_parse_v1_mount_point(const char *text, const char *controller, char *out,
 			    size_t len);
+/* A /proc/<tid>/schedstat text: its run-queue wait, ns.  0 or -1. */
+int cg_parse_schedstat_wait(const char *text, unsigned long long *wait_ns);
+/* A cpu.pressure text: the "some" line's total, us.  0 or -1. */
+int cg_parse_pressure_some(const char *text, unsigned long long *total_us);
 /* A /proc/<pid>/stat text: the state letter ('R', 'S', 'D', ...), or 0. */
 char cg_parse_stat_state(const char *text);
 /* Whether name is one of the comma-separated items of list[0..len). */

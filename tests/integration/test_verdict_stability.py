@@ -52,3 +52,79 @@ def test_a_warm_requests_first_test_gets_its_input_end_at_once(make_stack):
     assert not slot_processes(s)
     s.stop_clean()
     assert gh.host_left_clean(s, mounts) == []
+
+
+def _ahead_init(s, timeout=10.0):
+    """The init of the sandbox the stack's one worker built ahead of its
+    next request: the worker's child that is PID 1 of a namespace of its
+    own (the last run's init is reaped before it is built)."""
+    worker, = s.fcgi_workers()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for pid, (ppid, _comm, _uid, state) in gh.proc_table().items():
+            if ppid != worker or state == "Z":
+                continue
+            status = gh._read("/proc/%d/status" % pid) or ""
+            nspid = [l.split()[1:] for l in status.splitlines() if l.startswith("NSpid:")]
+            if nspid and nspid[0][-1] == "1":
+                return pid
+        time.sleep(0.05)
+    raise AssertionError("no sandbox built ahead by worker %d" % worker)
+
+
+def _evaluate_in_thread(s, code, tests, **extra):
+    import threading
+    out = {}
+    t = threading.Thread(target=lambda: out.update(doc=evaluate(s, code, tests, **extra)))
+    t.start()
+    return t, out
+
+
+def test_a_sandbox_slow_to_come_up_is_not_the_programs_time(make_stack):
+    # Deadlines count from the program's start: a test whose sandbox was
+    # held up (its init stopped for 3 s before it could start the program)
+    # is judged as if it had not been, and says so in setup_ms.  Its limits
+    # (a wall-clock limit of 1 s, a no-progress window of 2.1 s) are
+    # shorter than the hold-up: counted from the hand-off it would be TLE.
+    import os
+    import signal
+    mounts = gh.mountinfo()
+    s = make_stack("setup-slow", env={"RUN_EVAL_PARALLEL": "1"}, concurrency=1)
+    code = "print(sum(map(int, input().split())))\n# %s\n" % uuid.uuid4().hex
+    assert evaluate(s, code, [("1 2", "3")])["results"][0]["verdict"] == "OK"
+    init = _ahead_init(s)
+    os.kill(init, signal.SIGSTOP)
+    t, out = _evaluate_in_thread(s, code, [("2 3", "5")], time_limit_ms=100,
+                                 wall_time_limit_ms=1000)
+    time.sleep(3)
+    os.kill(init, signal.SIGCONT)
+    t.join(60)
+    r = out["doc"]["results"][0]
+    assert r["verdict"] == "OK", r
+    assert r["setup_ms"] >= 2500, r
+    assert r["wall_ms"] < 1000, r
+    assert not slot_processes(s)
+    s.stop_clean()
+    assert gh.host_left_clean(s, mounts) == []
+
+
+def test_a_sandbox_that_never_comes_up_is_an_internal_error(make_stack):
+    # A test whose program never started within the set-up bound (10 s) is
+    # IE, deadline "setup": the sandbox's fault, never a TLE of the
+    # program.  The slot serves the next request.
+    import os
+    import signal
+    mounts = gh.mountinfo()
+    s = make_stack("setup-never", env={"RUN_EVAL_PARALLEL": "1"}, concurrency=1)
+    code = "print(sum(map(int, input().split())))\n# %s\n" % uuid.uuid4().hex
+    assert evaluate(s, code, [("1 2", "3")])["results"][0]["verdict"] == "OK"
+    os.kill(_ahead_init(s), signal.SIGSTOP)
+    t0 = time.monotonic()
+    r = evaluate(s, code, [("2 3", "5")], time_limit_ms=100)["results"][0]
+    assert r["verdict"] == "IE" and r["deadline"] == "setup", r
+    assert r["setup_ms"] is None and r["details"] == "Internal Error (the test did not run)", r
+    assert 9.5 < time.monotonic() - t0 < 30, time.monotonic() - t0
+    assert evaluate(s, code, [("4 5", "9")])["results"][0]["verdict"] == "OK"
+    assert not slot_processes(s)
+    s.stop_clean()
+    assert gh.host_left_clean(s, mounts) == []

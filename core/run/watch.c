@@ -1,0 +1,132 @@
+/*
+ * watch: the deadlines of one run, enforced while the worker supervises it
+ * (sandbox.c calls them from its poll loop; see watch.h).  /run has one,
+ * its timeout; a build its timeout less what it waited for the disk;
+ * judging three, which the judge computed (judge/lanes.c, run_test), all
+ * counted from the program's start.  Here they are only enforced.
+ */
+#define _GNU_SOURCE
+#include <stdbool.h>
+
+#include "run/watch.h"
+#include "slot/cgroup.h"
+#include "slot/slot.h"
+
+/* A run whose CPU time stands still this long is asked, this often, whether
+ * it waits for the disk. */
+#define STILL_MS 500
+#define BLOCKED_CHECK_MS 100
+
+/* Whether a sample of the slot's threads is due (one per BLOCKED_CHECK_MS)
+ * and finds one waiting in the kernel (state D); the time since the sample
+ * before in *since. */
+static bool blocked_sample(const struct slot *s, struct watch *w, long now, long *since)
+{
+	if (now - w->last_blocked_check < BLOCKED_CHECK_MS)
+		return false;
+	*since = now - (w->last_blocked_check ? w->last_blocked_check : w->t0);
+	w->last_blocked_check = now;
+	return cgroup_slot_blocked(&s->cg) == 1;
+}
+
+/* The second brake of the no-progress window (docs/design.md, "Judging"):
+ * the time the run was runnable but waited for a CPU does not advance it.
+ * Looked at every BLOCKED_CHECK_MS; a wait is excused when the run made no
+ * progress since the look before, at most the time between the two looks
+ * (v1 sums the wait of each thread).  A host that reports no wait: none. */
+static void excuse_cpu_wait(const struct slot *s, struct watch *w, long now)
+{
+	if (now - w->last_wait_check < BLOCKED_CHECK_MS)
+		return;
+	long long waited = cgroup_run_cpu_wait_us(&s->cg);
+	long span = now - w->last_wait_check;
+	bool still = w->last_progress <= w->last_wait_check;
+	w->last_wait_check = now;
+	if (still && w->wait_us >= 0 && waited > w->wait_us) {
+		long long ms = (waited - w->wait_us) / 1000;
+		w->last_progress += (long)(ms < span ? ms : span);
+		if (w->last_progress > now)
+			w->last_progress = now;
+	}
+	w->wait_us = waited;
+}
+
+/* A build's (or /run's) one deadline: its wall clock, less what a build
+ * waited for the disk (each sample that finds a thread in D excuses the
+ * time since the one before). */
+static enum deadline timeout_passed(const struct slot *s, const struct sandbox_spec *spec,
+				    struct watch *w, long now)
+{
+	long since;
+	if (w->excused < spec->excuse_blocked_ms && blocked_sample(s, w, now, &since))
+		w->excused += since < spec->excuse_blocked_ms - w->excused
+			? since : spec->excuse_blocked_ms - w->excused;
+	return now - w->t0 - w->excused >= spec->timeout_ms ? DEADLINE_TIMEOUT : DEADLINE_NONE;
+}
+
+enum deadline deadline_passed(const struct slot *s, const struct sandbox_spec *spec,
+				     struct watch *w, long now)
+{
+	if (spec->budget_end_ms && now >= spec->budget_end_ms)
+		return DEADLINE_BUDGET;
+	if (spec->cpu_deadline_ms <= 0)
+		return timeout_passed(s, spec, w, now);
+	if (!w->started)        /* the deadlines count from the program's start */
+		return now - w->t0 >= spec->setup_max_ms ? DEADLINE_SETUP : DEADLINE_NONE;
+	/* Progress is a hundredth of a CPU or more since the last progress: a
+	 * runtime that only ticks while its program sleeps (the JVM's service
+	 * threads, about a thousandth) is not making any. */
+	long long cpu = cgroup_slot_cpu_us(&s->cg);
+	if (cpu > w->last_cpu_us &&
+	    (cpu - w->last_cpu_us) / 10 >= now - w->last_progress) {
+		w->last_cpu_us = cpu;
+		w->last_progress = now;
+	} else if (now - w->last_progress >= STILL_MS) {
+		/* Waiting in the kernel uninterruptibly is not idling: a
+		 * runtime that faults its cold libraries in from a slow disk
+		 * spends seconds so with almost no CPU.  A program that
+		 * contrives to stay so meets the absolute deadline. */
+		long since;
+		if (blocked_sample(s, w, now, &since))
+			w->last_progress = now;
+	}
+	excuse_cpu_wait(s, w, now);
+	if ((cpu - w->cpu0_us) / 1000 > spec->cpu_deadline_ms)
+		return DEADLINE_CPU_CEILING;
+	if (now - w->last_progress >= spec->idle_deadline_ms)
+		return DEADLINE_NO_PROGRESS;
+	if (now - w->t0 >= spec->timeout_ms)
+		return DEADLINE_ABSOLUTE;
+	return DEADLINE_NONE;
+}
+
+/* The program has started (REPORT_START at start_ms): a judged run's
+ * deadlines count from here, its CPU time from what the cgroup reads now
+ * (init's own set-up is not the program's).  The wait for the sandbox
+ * (from t0) is the result's setup_ms. */
+void watch_start(const struct slot *s, const struct sandbox_spec *spec,
+			struct watch *w, long start_ms, struct sandbox_result *res)
+{
+	if (start_ms < w->t0)
+		start_ms = w->t0;
+	res->setup_ms = start_ms - w->t0;
+	res->start_ms = start_ms;
+	if (w->started || spec->setup_max_ms <= 0)
+		return;
+	long long cpu = cgroup_slot_cpu_us(&s->cg);
+	w->started = true;
+	w->t0 = w->last_progress = w->last_wait_check = start_ms;
+	w->cpu0_us = w->last_cpu_us = cpu > 0 ? cpu : 0;
+}
+
+long next_wake(const struct sandbox_spec *spec, const struct watch *w, long now)
+{
+	if (spec->cpu_deadline_ms > 0)
+		return 10;       /* the CPU reading is sampled (and set-up's bound) */
+	long left = w->t0 + w->excused + spec->timeout_ms - now;
+	if (w->excused < spec->excuse_blocked_ms && left > BLOCKED_CHECK_MS)
+		left = BLOCKED_CHECK_MS;
+	if (spec->budget_end_ms && spec->budget_end_ms - now < left)
+		left = spec->budget_end_ms - now;
+	return left < 0 ? 0 : left;
+}
