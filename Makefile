@@ -34,7 +34,7 @@ export ASAN_OPTIONS  := $(SAN_COMMON):detect_leaks=1:detect_stack_use_after_retu
 export UBSAN_OPTIONS := $(SAN_COMMON):print_stacktrace=1
 export LSAN_OPTIONS  := $(SAN_COMMON)
 endif
-# The version and the build, for --version and /health (core/api/version.c).
+# The version and the build, for --version and /health (core/conf/version.c).
 # In a git checkout: debian/changelog's upstream version (the release line)
 # plus +git<commits>.g<hash> (.dirty with uncommitted changes), so that every
 # commit has a larger Debian version; the build is `git describe`.  A tree
@@ -100,7 +100,7 @@ $(BUILD)/%.o: %.c $(CORE_HDR) $(wildcard fcgi/*.h) | deps-check
 VERSION_DEFS := -DGAOL_VERSION='"$(GAOL_VERSION)"' -DGAOL_BUILD='"$(GAOL_BUILD)"'
 $(BUILD)/version.stamp: FORCE
 	@mkdir -p $(BUILD); echo '$(VERSION_DEFS)' | cmp -s - $@ || echo '$(VERSION_DEFS)' > $@
-$(BUILD)/core/api/version.o: core/api/version.c core/api/version.h $(BUILD)/version.stamp | deps-check
+$(BUILD)/core/conf/version.o: core/conf/version.c core/conf/version.h $(BUILD)/version.stamp | deps-check
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(VERSION_DEFS) -c -o $@ $<
 FORCE:

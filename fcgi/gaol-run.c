@@ -21,7 +21,8 @@
 #include "util/cpus.h"
 #include "util/util.h"
 #include "util/prof.h"
-#include "api/version.h"
+#include "conf/version.h"
+#include "slot/keep.h"
 #include "slot/uidlock.h"
 
 static void cli_usage(void)
@@ -204,16 +205,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 		} else if (!strcmp(argv[i], "--check")) {
 			o->check = 1;
 		} else if (!strcmp(argv[i], "--keep")) {
-			o->keep = CONFIG_KEEP;
+			o->keep = KEEP_ON;
 		} else if (!strcmp(argv[i], "--cleanup")) {
-			o->keep = CONFIG_KEEP_CLEANUP;
+			o->keep = KEEP_CLEANUP;
 		} else {
 			cli_usage();
 			return 2;
 		}
 	}
 	/* --cleanup runs nothing; --check builds a sandbox of its own. */
-	if ((o->keep && o->check) || (o->keep == CONFIG_KEEP_CLEANUP && o->repeat > 1)) {
+	if ((o->keep && o->check) || (o->keep == KEEP_CLEANUP && o->repeat > 1)) {
 		cli_usage();
 		return 2;
 	}
@@ -236,7 +237,7 @@ int main(int argc, char **argv)
 	struct uid_locks uid = { 0 };
 	if (open_engine(&e, slot, !check, !check && repeat == 1, o.keep, &uid) < 0)
 		return 2;
-	if (o.keep == CONFIG_KEEP_CLEANUP)
+	if (o.keep == KEEP_CLEANUP)
 		return cleanup(&e, &uid);
 	if (check) {
 		int missing = engine_selfcheck(&e, stdout);

@@ -30,11 +30,11 @@
 #include <fcgiapp.h>
 
 #include "slot/cgroup.h"
-#include "api/config.h"
+#include "conf/config.h"
 #include "api/engine.h"
 #include "master.h"
 #include "metrics.h"
-#include "api/version.h"
+#include "conf/version.h"
 #include "slot/pool.h"
 #include "slot/uidlock.h"
 

@@ -18,7 +18,7 @@
 #include "judge/cache.h"
 #include "api/engine.h"
 #include "api/request.h"
-#include "api/version.h"
+#include "conf/version.h"
 #include "util/cpus.h"
 #include "util/fail.h"
 #include "util/utf8.h"

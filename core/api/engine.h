@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "api/config.h"
+#include "conf/config.h"
 #include "lang/lang.h"
 #include "run/sandbox.h"
 

@@ -31,7 +31,7 @@
 #include <linux/sched.h>
 
 
-#include "api/config.h"
+#include "conf/config.h"
 #include "inside/inside.h"
 #include "slot/tree.h"
 #include "slot/uidlock.h"

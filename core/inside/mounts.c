@@ -38,7 +38,6 @@
 #include <linux/sched.h>
 
 
-#include "api/config.h"
 #include "inside/inside.h"
 #include "inside/neutral.h"
 #include "util/util.h"

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "api/config.h"
+#include "conf/config.h"
 #include "lang/lang.h"
 
 /* 0, or -1 with the reason (answer 422) naming the field and the ceiling.

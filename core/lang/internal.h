@@ -59,12 +59,12 @@ struct shell_done {
 };
 
 /* The answers of a language's n start-up shells (commands cmds[0..n)) kept
- * in state_dir between starts (shellcache.c): load fills res and returns 0
- * when the entry's key is today's, else -1 (res empty); store keeps fresh
- * answers.  GAOL_LANG_CACHE=0: neither. */
-int shellcache_load(const char *state_dir, const struct lang *lang,
+ * in cfg->state_dir between starts (shellcache.c): load fills res and
+ * returns 0 when the entry's key is today's, else -1 (res empty); store keeps
+ * fresh answers.  GAOL_LANG_CACHE=0 (cfg->lang_cache off): neither. */
+int shellcache_load(const struct gaol_config *cfg, const struct lang *lang,
 		    const char *const *cmds, struct lang_shell_result *res, size_t n);
-void shellcache_store(const char *state_dir, const struct lang *lang,
+void shellcache_store(const struct gaol_config *cfg, const struct lang *lang,
 		      const char *const *cmds, const struct lang_shell_result *res,
 		      size_t n);
 

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "util/fail.h"
-#include "api/config.h"
+#include "conf/config.h"
 #include "lang/internal.h"
 
 
@@ -243,7 +243,7 @@ static int run_shells(const struct gaol_config *cfg, struct lang_set *set,
 	}
 	for (k = 0; k < set->n; k++) {
 		shell_cmds(&set->v[k], cmds, v);
-		if (!(hit[k] = shellcache_load(cfg->state_dir, &set->v[k], v, res,
+		if (!(hit[k] = shellcache_load(cfg, &set->v[k], v, res,
 					       SHELLS_PER_LANG) == 0))
 			continue;
 		for (t = 0; t < SHELLS_PER_LANG; t++)
@@ -281,7 +281,7 @@ static int run_shells(const struct gaol_config *cfg, struct lang_set *set,
 		}
 		shell_cmds(&set->v[k], cmds, v);
 		if (ran)
-			shellcache_store(cfg->state_dir, &set->v[k], v, res, SHELLS_PER_LANG);
+			shellcache_store(cfg, &set->v[k], v, res, SHELLS_PER_LANG);
 	}
 	free(jobs);
 	free(hit);

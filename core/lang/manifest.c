@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/config.h"
+#include "util/size.h"
 #include "util/fail.h"
 #include "util/json.h"
 #include "lang/internal.h"

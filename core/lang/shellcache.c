@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conf/config.h"
 #include "util/util.h"
 #include "lang/internal.h"
 
@@ -240,13 +241,6 @@ static int entry_path(const char *state_dir, const struct lang *lang, char *path
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-static bool cache_off(void)
-{
-	const char *v = getenv("GAOL_LANG_CACHE");
-
-	return v != NULL && strcmp(v, "0") == 0;
-}
-
 /* The entry's bytes, if it can be trusted. */
 static char *read_entry(const char *path, size_t *len)
 {
@@ -336,7 +330,7 @@ static int parse_answers(const char *p, const char *end, struct lang_shell_resul
 	return p == end ? 0 : -1;
 }
 
-int shellcache_load(const char *state_dir, const struct lang *lang,
+int shellcache_load(const struct gaol_config *cfg, const struct lang *lang,
 		    const char *const *cmds, struct lang_shell_result *res, size_t n)
 {
 	struct buf key = { 0 };
@@ -345,7 +339,7 @@ int shellcache_load(const char *state_dir, const struct lang *lang,
 	int rc = -1;
 
 	memset(res, 0, n * sizeof(*res));
-	if (cache_off() || entry_path(state_dir, lang, path, sizeof(path)) == -1 ||
+	if (!cfg->lang_cache || entry_path(cfg->state_dir, lang, path, sizeof(path)) == -1 ||
 	    (text = read_entry(path, &len)) == NULL)
 		return -1;
 	if ((sep = memmem(text, len, KEY_END, strlen(KEY_END))) != NULL &&
@@ -361,7 +355,7 @@ int shellcache_load(const char *state_dir, const struct lang *lang,
 	return rc;
 }
 
-void shellcache_store(const char *state_dir, const struct lang *lang,
+void shellcache_store(const struct gaol_config *cfg, const struct lang *lang,
 		      const char *const *cmds, const struct lang_shell_result *res,
 		      size_t n)
 {
@@ -370,7 +364,7 @@ void shellcache_store(const char *state_dir, const struct lang *lang,
 	size_t i;
 	int fd;
 
-	if (cache_off() || entry_path(state_dir, lang, path, sizeof(path)) == -1 ||
+	if (!cfg->lang_cache || entry_path(cfg->state_dir, lang, path, sizeof(path)) == -1 ||
 	    make_key(lang, cmds, res, n, &b) == -1) {
 		free(b.p);
 		return;

@@ -65,10 +65,11 @@
 #include <linux/sched.h>
 
 
-#include "api/config.h"
+#include "conf/config.h"
 #include "inside/inside.h"
 #include "run/plan.h"
 #include "run/watch.h"
+#include "slot/keep.h"
 #include "slot/netns.h"
 #include "slot/template.h"
 #include "util/prof.h"
@@ -378,7 +379,7 @@ void sandbox_release_now(struct slot *slot)
 {
 	if (slot->exiting > 0)
 		kill(slot->exiting, SIGKILL);
-	if (slot->keep == CONFIG_KEEP && slot->exiting > 0) {
+	if (slot->keep == KEEP_ON && slot->exiting > 0) {
 		slot->exiting = 0;      /* not waited for: see sandbox.h */
 		cgroup_run_abandon(&slot->cg);
 	}

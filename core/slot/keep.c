@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/config.h"
-#include "api/version.h"
+#include "conf/config.h"
+#include "conf/version.h"
 #include "slot/keep.h"
 #include "slot/netns.h"
 #include "slot/template.h"

@@ -22,6 +22,12 @@
 
 #include "slot/slot.h"
 
+/* What gaol-run asks of its slot (cfg->keep, slot->keep): nothing kept,
+ * --keep, or --cleanup. */
+#define KEEP_OFF 0
+#define KEEP_ON 1
+#define KEEP_CLEANUP 2
+
 #define KEEP_TEMPLATE 1   /* keep_load found the template */
 #define KEEP_NETNS 2      /* and a network namespace proven unchanged */
 

@@ -43,7 +43,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "api/config.h"
 #include "slot/netns.h"
 #include "slot/slot.h"
 #include "util/prof.h"

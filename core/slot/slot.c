@@ -32,7 +32,7 @@
 #include <linux/sched.h>
 
 
-#include "api/config.h"
+#include "conf/config.h"
 #include "inside/inside.h"
 #include "run/sandbox.h"
 #include "slot/keep.h"
@@ -139,7 +139,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, char *const *rea
 		return -1;
 	/* Kept: what earlier starts' runs left charged to its cgroups goes
 	 * first, as between a worker's runs. */
-	if (slot->keep == CONFIG_KEEP)
+	if (slot->keep == KEEP_ON)
 		slot_settle(slot);
 	int kept = slot->keep ? keep_load(slot) : 0;
 	if (make_skeleton(slot, err, errlen) < 0 ||
@@ -153,7 +153,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, char *const *rea
 		return -1;
 	if (!(kept & KEEP_NETNS) && netns_make(slot, err, errlen) < 0)
 		return -1;
-	if (slot->keep != CONFIG_KEEP)
+	if (slot->keep != KEEP_ON)
 		return 0;
 	if (!(kept & KEEP_NETNS))
 		netns_remember(slot);   /* what the next start compares it with */
@@ -180,8 +180,8 @@ void slot_free(struct slot *slot)
 	netns_free(slot);
 	/* Kept: the cgroups stay for the next start, whose set-up empties
 	 * them first (a one-shot's last init is killed, not waited for). */
-	cgroup_slot_close(&slot->cg, slot->keep != CONFIG_KEEP);
-	if (slot->keep == CONFIG_KEEP_CLEANUP) {
+	cgroup_slot_close(&slot->cg, slot->keep != KEEP_ON);
+	if (slot->keep == KEEP_CLEANUP) {
 		char err[256];
 		if (keep_drop(slot, err, sizeof(err)) < 0)
 			fprintf(stderr, "gaol: slot %u: %s\n", slot->index, err);

@@ -43,7 +43,7 @@ struct slot {
 	int exiting_mntns;       /* and its mount namespace, held until idle */
 	int template_ns;         /* its runs' fixed mount view (slot/template.h) */
 	int template_root;       /* and the root there (a chroot's, if any) */
-	int keep;                /* kept between starts (slot/keep.h): CONFIG_KEEP_* */
+	int keep;                /* kept between starts (slot/keep.h): KEEP_* */
 	struct seccomp_policy seccomp;
 };
 

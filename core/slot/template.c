@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "api/config.h"
+#include "conf/config.h"
 #include "inside/inside.h"
 #include "inside/neutral.h"
 #include "slot/prune.h"

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/config.h"
+#include "conf/config.h"
 #include "suites.h"
 
 static const char *const variables[] = {
@@ -25,6 +25,7 @@ static const char *const variables[] = {
 	"RUN_ANSWER_MAX", "RUN_REQUEST_BUDGET", "RUN_POOL_MEMORY_MAX",
 	"RUN_LANG_START_TIMEOUT", "RUN_EVAL_INPUT_MAX", "RUN_EVAL_OUTPUT_MAX",
 	"RUN_EVAL_STDERR_MAX", "RUN_EVAL_COMPILE_TIMEOUT", "RUN_UNPINNED",
+	"RUN_NETNS_FRESH", "RUN_CGROUP_FAVORDYNMODS", "GAOL_LANG_CACHE",
 };
 
 static struct gaol_config cfg;
@@ -624,6 +625,75 @@ START_TEST(config_duration_default_and_bounds)
 }
 END_TEST
 
+/* docs/api.md's configuration table, found from the working directory (make
+ * unit) or beside the build directory; NULL when neither has it. */
+static FILE *open_api_md(void)
+{
+	char exe[4096], path[4200];
+	ssize_t n;
+	FILE *f = fopen("docs/api.md", "r");
+
+	if (f != NULL)
+		return f;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	*strrchr(exe, '/') = '\0';
+	snprintf(path, sizeof(path), "%s/../docs/api.md", exe);
+	return fopen(path, "r");
+}
+
+/* The table of docs/api.md is the code's table, row by row, in order: the
+ * documented defaults, ranges and meanings cannot drift from config.c. */
+START_TEST(config_table_is_the_documented_table)
+{
+	FILE *f = open_api_md();
+	char line[8192], want[8192];
+	size_t row = 0;
+	bool in_table = false;
+
+	ck_assert_msg(f != NULL, "docs/api.md not found");
+	while (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strcmp(line, "| variable | default | range | meaning |") == 0) {
+			in_table = true;
+			continue;
+		}
+		if (!in_table || strncmp(line, "|---", 4) == 0)
+			continue;
+		if (line[0] != '|')
+			break;
+		ck_assert_msg(row < config_table_len, "docs/api.md has a row the "
+			      "code has not: %s", line);
+		config_doc_row(&config_table[row], want, sizeof(want));
+		ck_assert_msg(strcmp(line, want) == 0, "docs/api.md's row %zu:\n%s\n"
+			      "config.c's:\n%s", row + 1, line, want);
+		row++;
+	}
+	fclose(f);
+	ck_assert_msg(row == config_table_len, "docs/api.md has %zu rows, "
+		      "config.c %zu", row, config_table_len);
+}
+END_TEST
+
+/* Every row the environment may set is read: each variable of the table is
+ * one this suite clears before each test. */
+START_TEST(config_table_names_what_the_suite_clears)
+{
+	size_t i, k;
+
+	for (i = 0; i < config_table_len; i++) {
+		for (k = 0; k < sizeof(variables) / sizeof(variables[0]); k++)
+			if (strcmp(variables[k], config_table[i].name) == 0)
+				break;
+		ck_assert_msg(k < sizeof(variables) / sizeof(variables[0]),
+			      "%s is not cleared by the suite's setup",
+			      config_table[i].name);
+	}
+}
+END_TEST
+
 Suite *
 config_suite(void)
 {
@@ -632,6 +702,8 @@ config_suite(void)
 
 	tcase_add_checked_fixture(env, setup, teardown);
 	tcase_add_test(env, config_defaults);
+	tcase_add_test(env, config_table_is_the_documented_table);
+	tcase_add_test(env, config_table_names_what_the_suite_clears);
 	tcase_add_test(env, config_unpinned_is_a_flag);
 	tcase_add_test(env, config_request_bounds_default_and_bounds);
 	tcase_add_loop_test(env, config_duration_default_and_bounds, 0,

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/config.h"
+#include "conf/config.h"
 #include "lang/lang.h"
 #include "suites.h"
 

@@ -1,9 +1,13 @@
 /*
  * config: the service's configuration, read once from the environment at
- * start-up (docs/api.md, "Configuration").  A bad value is a start-up error naming the
- * variable.  Per-language defaults live in lang.json, not here; the per-language
- * overrides (RUN_TMP_SIZE_<SLUG>, RUN_MEM_MAX_<SLUG>, RUN_OVERLAY_PATHS_<SLUG>)
- * are applied by lang.c when the manifests are loaded.
+ * start-up (docs/api.md, "Configuration"), on the ground floor because every
+ * floor above reads it.  One table, config_table[], holds each variable's
+ * name, default, bounds, reader and the line docs/api.md shows for it (a unit
+ * test holds the two equal).  A bad value is a start-up error naming the
+ * variable.  Per-language defaults live in lang.json, not here; the
+ * per-language overrides (RUN_TMP_SIZE_<SLUG>, RUN_MEM_MAX_<SLUG>,
+ * RUN_OVERLAY_PATHS_<SLUG>) are applied by lang.c when the manifests are
+ * loaded.
  */
 #ifndef GAOL_CONFIG_H
 #define GAOL_CONFIG_H
@@ -23,9 +27,6 @@
 #define LANG_START_TIMEOUT_MS 30000
 #define EVAL_COMPILE_TIMEOUT_MS 10000   /* RUN_EVAL_COMPILE_TIMEOUT's default */
 
-#define CONFIG_KEEP 1                   /* gaol-run --keep */
-#define CONFIG_KEEP_CLEANUP 2           /* gaol-run --cleanup */
-
 struct gaol_config {
 	unsigned concurrency;           /* RUN_CONCURRENCY: slots, nginx limit_conn */
 	size_t input_max;               /* RUN_INPUT_MAX: request body bytes */
@@ -38,8 +39,8 @@ struct gaol_config {
 	bool unpinned;                  /* RUN_UNPINNED: workers not on a CPU each */
 	bool favor_dynmods;             /* RUN_CGROUP_FAVORDYNMODS (v1 hosts) */
 	int keep;                       /* gaol-run's slot kept between starts
-					 * (slot/keep.h): CONFIG_KEEP_*; never
-					 * from the environment */
+					 * (slot/keep.h): KEEP_*; never from
+					 * the environment */
 	uid_t uid_base;                 /* RUN_UID_BASE: slot i runs as uid_base + i */
 	char *env_allow[GAOL_ENV_ALLOW_MAX]; /* RUN_ENV_ALLOW, beyond the baseline */
 	size_t n_env_allow;
@@ -59,6 +60,8 @@ struct gaol_config {
 					    * may leave (<= eval_cache_max) */
 	unsigned long long eval_build_files; /* RUN_EVAL_BUILD_FILES: entries */
 	bool eval_hide_cached;          /* RUN_EVAL_HIDE_CACHED */
+	bool lang_cache;                /* GAOL_LANG_CACHE: the start-up shells'
+					 * answers reused (lang/shellcache.c) */
 	size_t answer_max;              /* RUN_ANSWER_MAX: an /evaluate answer's
 					 * actual and error output, bytes */
 	long request_budget_ms;         /* RUN_REQUEST_BUDGET: one request's wall clock */
@@ -77,6 +80,30 @@ struct gaol_config {
 	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/<instance>) */
 };
 
+/* One variable: its reader is called once with the environment's value
+ * (NULL when unset), in the table's order, so a row may depend on the rows
+ * above it (RUN_UID_BASE on RUN_CONCURRENCY).  def is the default the reader
+ * parses when the variable is unset (NULL: the reader computes it); min and
+ * max bound the value in the reader's unit (a count, bytes, milliseconds);
+ * the value lands at offset off of struct gaol_config.  shown, range and doc
+ * are the row of docs/api.md's table: default (NULL: def), range, meaning. */
+struct config_var {
+	const char *name;
+	int (*read)(const struct config_var *var, const char *v,
+		    struct gaol_config *cfg, char *err, size_t errlen);
+	const char *def;
+	unsigned long long min, max;
+	size_t off;
+	const char *shown, *range, *doc;
+};
+
+extern const struct config_var config_table[];
+extern const size_t config_table_len;
+
+/* docs/api.md's table row of var, "| `NAME` | default | range | meaning |",
+ * into out (len bytes). */
+void config_doc_row(const struct config_var *var, char *out, size_t len);
+
 /* Reads the environment into *cfg.  On a bad value returns -1 and writes a
  * message naming the variable into err. */
 int config_from_env(struct gaol_config *cfg, char *err, size_t errlen);
@@ -85,8 +112,6 @@ void config_free(struct gaol_config *cfg);
  * out (len bytes). */
 void config_cache_dir(const struct gaol_config *cfg, char *out, size_t len);
 
-/* Size strings as the Codebattle runner takes them: "512m", "1g", "65536",
- * "64k".  Returns 0 and the byte count, or -1. */
-int parse_size(const char *s, unsigned long long *bytes);
+#include "util/size.h"          /* parse_size, for config's readers */
 
 #endif

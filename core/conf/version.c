@@ -1,5 +1,5 @@
 /* version: the build's version strings (see version.h). */
-#include "api/version.h"
+#include "conf/version.h"
 
 #ifndef GAOL_VERSION
 #error "GAOL_VERSION must be defined by the build (see the Makefile)"
