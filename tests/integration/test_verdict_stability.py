@@ -128,3 +128,17 @@ def test_a_sandbox_that_never_comes_up_is_an_internal_error(make_stack):
     assert not slot_processes(s)
     s.stop_clean()
     assert gh.host_left_clean(s, mounts) == []
+
+
+def test_the_test_count_cap_is_the_operators(make_stack):
+    # RUN_EVAL_TESTS_MAX: at most that many test cases (the default, 1000,
+    # is test_bad_input's); one more is a 422 that names the variable.
+    s = make_stack("tests-max", env={"RUN_EVAL_TESTS_MAX": "3"}, concurrency=1)
+    code = "print(sum(map(int, input().split())))\n"
+    doc = evaluate(s, code, [("1 2", "3")] * 3)
+    assert [r["verdict"] for r in doc["results"]] == ["OK"] * 3, doc
+    body = {"code": code, "language": "python",
+            "test_cases": [{"input": "1 2", "expected_output": "3"}] * 4}
+    r = s.post("/evaluate", body)
+    assert r.status == 422, r
+    assert "at most 3 (RUN_EVAL_TESTS_MAX)" in r.json()["error"], r.json()
