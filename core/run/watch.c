@@ -31,22 +31,22 @@ static bool blocked_sample(const struct slot *s, struct watch *w, long now, long
 
 /* The second brake of the no-progress window (docs/design.md, "Judging"):
  * the time the run was runnable but waited for a CPU does not advance it.
- * Looked at every BLOCKED_CHECK_MS; a wait is excused when the run made no
- * progress since the look before, at most the time between the two looks
- * (v1 sums the wait of each thread).  A host that reports no wait: none. */
+ * Looked at every BLOCKED_CHECK_MS; a wait that grew while the run made no
+ * progress is taken off the window, at most the window itself.  (v1's wait
+ * is a thread's, known when it gets a CPU again, and summed over threads:
+ * a wait may be older than the last look, and two threads' count twice.)
+ * A host that reports no wait: none. */
 static void excuse_cpu_wait(const struct slot *s, struct watch *w, long now)
 {
 	if (now - w->last_wait_check < BLOCKED_CHECK_MS)
 		return;
 	long long waited = cgroup_run_cpu_wait_us(&s->cg);
-	long span = now - w->last_wait_check;
 	bool still = w->last_progress <= w->last_wait_check;
 	w->last_wait_check = now;
 	if (still && w->wait_us >= 0 && waited > w->wait_us) {
 		long long ms = (waited - w->wait_us) / 1000;
-		w->last_progress += (long)(ms < span ? ms : span);
-		if (w->last_progress > now)
-			w->last_progress = now;
+		long window = now - w->last_progress;
+		w->last_progress += (long)(ms < window ? ms : window);
 	}
 	w->wait_us = waited;
 }

@@ -142,3 +142,100 @@ def test_the_test_count_cap_is_the_operators(make_stack):
     r = s.post("/evaluate", body)
     assert r.status == 422, r
     assert "at most 3 (RUN_EVAL_TESTS_MAX)" in r.json()["error"], r.json()
+
+
+# Spends 5 ms of CPU time, then prints "done".
+CPU_5MS_C = ('#include <stdio.h>\n#include <time.h>\n'
+             'static long ns(void){struct timespec t;clock_gettime(CLOCK_PROCESS_CPUTIME_ID,&t);'
+             'return t.tv_sec*1000000000L+t.tv_nsec;}\n'
+             'int main(){long a=ns();while(ns()-a<5000000L);puts("done");return 0;}\n')
+
+
+def _slot_cpu_dir(init):
+    """The slot's cpu cgroup directory, from its sandbox's init: v1 the cpu
+    hierarchy's slot cgroup; v2 the parent of the run's leaf."""
+    import os
+    for line in (gh._read("/proc/%d/cgroup" % init) or "").splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "cpu" in controllers.split(","):
+            for mount in ("/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"):
+                if os.path.isdir(mount + path):
+                    return 1, mount + path
+    for line in (gh._read("/proc/%d/cgroup" % init) or "").splitlines():
+        if line.startswith("0::"):
+            return 2, os.path.dirname("/sys/fs/cgroup" + line[3:])
+    raise AssertionError("no cpu cgroup for %d" % init)
+
+
+def _starve(version, d, on):
+    """A CPU quota of 1 ms per 500 ms (0.2 % of a CPU) on the slot, or none."""
+    def put(name, text):
+        with open("%s/%s" % (d, name), "w") as f:
+            f.write(text)
+    if version == 1 and on:
+        put("cpu.cfs_period_us", "500000")
+        put("cpu.cfs_quota_us", "1000")
+    elif version == 1:
+        put("cpu.cfs_quota_us", "-1")
+        put("cpu.cfs_period_us", "100000")
+    else:
+        put("cpu.max", "1000 500000" if on else "max 100000")
+
+
+def test_a_program_starved_of_cpu_is_not_ended_by_the_no_progress_window(make_stack):
+    # The second brake: a run held to 0.2 % of a CPU by its slot's quota
+    # gains less than the 1 % the window calls progress, but it waits for a
+    # CPU all that time (v1: its threads' run-queue wait; v2: its leaf's
+    # cpu.pressure), so the window does not advance.  It spends ~6 ms of
+    # CPU in ~3 s, past its 2.1 s window (L = 100 ms), and is OK: without the
+    # brake it was TLE, deadline no_progress.
+    mounts = gh.mountinfo()
+    s = make_stack("starved", env={"RUN_EVAL_PARALLEL": "1"}, concurrency=1)
+    code = CPU_5MS_C + "/* %s */\n" % uuid.uuid4().hex
+    assert evaluate(s, code, [("", "done")], language="c")["results"][0]["verdict"] == "OK"
+    version, d = _slot_cpu_dir(_ahead_init(s))
+    _starve(version, d, True)
+    try:
+        r = evaluate(s, code, [("", "done")], language="c", time_limit_ms=100)["results"][0]
+    finally:
+        _starve(version, d, False)
+    assert r["verdict"] == "OK", r
+    assert r["wall_ms"] > 2100, r      # it did outlast the window
+    assert not slot_processes(s)
+    s.stop_clean()
+    assert gh.host_left_clean(s, mounts) == []
+
+
+def _hogs(n):
+    """n CPU-bound processes on the host, outside gaol."""
+    import subprocess
+    import sys
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+
+
+def _stop(procs):
+    for p in procs:
+        p.kill()
+    for p in procs:
+        p.wait()
+
+
+def test_a_sleeper_beside_cpu_hogs_is_still_ended_within_the_window(make_stack):
+    # The brake is the run's own signal, not the host's: with two CPU hogs
+    # on the host the host is always under pressure, but a program that
+    # sleeps waits for no CPU, and the window (L + 2 s = 2.1 s) ends it.
+    mounts = gh.mountinfo()
+    s = make_stack("sleeper-hogs", env={"RUN_EVAL_PARALLEL": "1"}, concurrency=1)
+    hogs = _hogs(2)
+    try:
+        code = "import time\ntime.sleep(600)\n# %s\n" % uuid.uuid4().hex
+        r = evaluate(s, code, [("", "x")], time_limit_ms=100)["results"][0]
+    finally:
+        _stop(hogs)
+    assert r["verdict"] == "TLE" and r["deadline"] == "no_progress", r
+    assert 2100 <= r["wall_ms"] < 4000, r
+    assert not slot_processes(s)
+    s.stop_clean()
+    assert gh.host_left_clean(s, mounts) == []
+    for p in hogs:
+        assert p.poll() is not None
