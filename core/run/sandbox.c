@@ -251,8 +251,8 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 		[P_CLIENT] = { .fd = spec->client ? spec->client->fd : -1,
 			       .events = POLLIN | POLLRDHUP },
 	};
-	struct watch w = { .t0 = t0, .last_progress = t0, .wait_us = -1,
-			   .started = spec->setup_max_ms <= 0 };
+	struct watch w = { .t0 = t0, .last_progress = t0, .last_blocked_check = t0,
+			   .wait_us = -1, .started = spec->setup_max_ms <= 0 };
 	size_t fed = 0;
 	/* Not on the stack: 64 KiB of it, probed page by page on every call,
 	 * were 17 of the worker's pages copied per run while init (which

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "run/watch.h"
 #include "slot/cgroup.h"
@@ -29,26 +30,41 @@ static bool blocked_sample(const struct slot *s, struct watch *w, long now, long
 	return cgroup_slot_blocked(&s->cg) == 1;
 }
 
-/* The second brake of the no-progress window (docs/design.md, "Judging"):
- * the time the run was runnable but waited for a CPU does not advance it.
- * Looked at every BLOCKED_CHECK_MS; a wait that grew while the run made no
- * progress is taken off the window, at most the window itself.  (v1's wait
- * is a thread's, known when it gets a CPU again, and summed over threads:
- * a wait may be older than the last look, and two threads' count twice.)
- * A host that reports no wait: none. */
-static void excuse_cpu_wait(const struct slot *s, struct watch *w, long now)
+/* The no-progress window's two brakes (docs/design.md, "Judging"), one
+ * look at the run's threads every BLOCKED_CHECK_MS.  Waiting in the kernel
+ * uninterruptibly is not idling: a runtime that faults its cold libraries
+ * in from a slow disk spends seconds so with almost no CPU, so once the CPU
+ * stood still STILL_MS a thread in D is progress (a program that contrives
+ * to stay so meets the absolute deadline).  Waiting for a CPU does not
+ * advance the window: when the run made no progress since the look before,
+ * the time it waited is taken off (at most the window): the wait the host
+ * counted since then, or, a thread being runnable now while its CPU time
+ * stands still, the whole time since then (v1's count reaches a wait only
+ * when the thread gets a CPU again: under a quota, seconds later). */
+static void brakes(const struct slot *s, struct watch *w, long now)
 {
-	if (now - w->last_wait_check < BLOCKED_CHECK_MS)
+	if (now - w->last_blocked_check < BLOCKED_CHECK_MS)
 		return;
-	long long waited = cgroup_run_cpu_wait_us(&s->cg);
-	bool still = w->last_progress <= w->last_wait_check;
-	w->last_wait_check = now;
-	if (still && w->wait_us >= 0 && waited > w->wait_us) {
-		long long ms = (waited - w->wait_us) / 1000;
-		long window = now - w->last_progress;
-		w->last_progress += (long)(ms < window ? ms : window);
+	long since = now - w->last_blocked_check;
+	bool still = w->last_progress <= w->last_blocked_check;
+	struct run_threads t;
+	w->last_blocked_check = now;
+	if (cgroup_run_threads(&s->cg, &t) < 0)
+		return;
+	long window = now - w->last_progress;
+	long long waited = t.wait_us >= 0 && w->wait_us >= 0 && t.wait_us > w->wait_us
+		? (t.wait_us - w->wait_us) / 1000 : 0;
+	if (t.wait_us >= 0)
+		w->wait_us = t.wait_us;
+	if (t.blocked && window >= STILL_MS) {
+		w->last_progress = now;
+		return;
 	}
-	w->wait_us = waited;
+	if (!still)
+		return;
+	if (t.runnable && waited < since)
+		waited = since;
+	w->last_progress += (long)(waited < window ? waited : window);
 }
 
 /* A build's (or /run's) one deadline: its wall clock, less what a build
@@ -81,16 +97,8 @@ enum deadline deadline_passed(const struct slot *s, const struct sandbox_spec *s
 	    (cpu - w->last_cpu_us) / 10 >= now - w->last_progress) {
 		w->last_cpu_us = cpu;
 		w->last_progress = now;
-	} else if (now - w->last_progress >= STILL_MS) {
-		/* Waiting in the kernel uninterruptibly is not idling: a
-		 * runtime that faults its cold libraries in from a slow disk
-		 * spends seconds so with almost no CPU.  A program that
-		 * contrives to stay so meets the absolute deadline. */
-		long since;
-		if (blocked_sample(s, w, now, &since))
-			w->last_progress = now;
 	}
-	excuse_cpu_wait(s, w, now);
+	brakes(s, w, now);
 	if ((cpu - w->cpu0_us) / 1000 > spec->cpu_deadline_ms)
 		return DEADLINE_CPU_CEILING;
 	if (now - w->last_progress >= spec->idle_deadline_ms)
@@ -115,7 +123,7 @@ void watch_start(const struct slot *s, const struct sandbox_spec *spec,
 		return;
 	long long cpu = cgroup_slot_cpu_us(&s->cg);
 	w->started = true;
-	w->t0 = w->last_progress = w->last_wait_check = start_ms;
+	w->t0 = w->last_progress = w->last_blocked_check = start_ms;
 	w->cpu0_us = w->last_cpu_us = cpu > 0 ? cpu : 0;
 }
 

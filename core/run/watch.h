@@ -20,7 +20,6 @@ struct watch {
 				  * program's start, REPORT_START) */
 	long long cpu0_us;       /* CPU time at the program's start */
 	long long wait_us;       /* the run's CPU wait at the last look, or -1 */
-	long last_wait_check;
 };
 
 /* The deadline that has passed at now (DEADLINE_NONE: none). */

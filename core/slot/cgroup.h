@@ -107,12 +107,19 @@ long long cgroup_slot_cpu_us(const struct slot_cgroup *cg);
  * 1 yes, 0 no, -1 unknown.  Read while the run goes on (the no-progress
  * deadline asks it of a run whose CPU time stands still). */
 int cgroup_slot_blocked(const struct slot_cgroup *cg);
-/* How long the run was runnable but waited for a CPU, in microseconds, as
- * a total that only grows during the run (the second brake of the
- * no-progress deadline): v2, the run leaf's cpu.pressure "some" total; v1,
- * the run-queue wait of the slot's threads (/proc/<tid>/schedstat, summed).
- * -1 when the host reports neither (no PSI, no schedstats). */
-long long cgroup_run_cpu_wait_us(const struct slot_cgroup *cg);
+/* The run's threads as the no-progress deadline sees them, read while the
+ * run goes on: whether one waits in the kernel uninterruptibly (state D:
+ * mostly the disk) or is runnable (state R: running, or waiting for a CPU),
+ * and how long the run waited for a CPU in all, us, a total that grows
+ * during the run (-1 when the host keeps none): v2 the run leaf's
+ * cpu.pressure "some" total, else (v1, v2 without PSI) the threads'
+ * run-queue wait from /proc/<tid>/schedstat, summed, which a thread's
+ * wait reaches only when it gets a CPU again.  0, or -1. */
+struct run_threads {
+	bool blocked, runnable;
+	long long wait_us;
+};
+int cgroup_run_threads(const struct slot_cgroup *cg, struct run_threads *t);
 /* Kills whatever is left in the slot cgroup (sweep). */
 void cgroup_slot_kill_all(const struct slot_cgroup *cg);
 /* v2: the run's leaf is left as it is, with whatever is still in it (a
