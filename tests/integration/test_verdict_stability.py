@@ -240,3 +240,27 @@ def test_a_sleeper_beside_cpu_hogs_is_still_ended_within_the_window(make_stack):
     assert gh.host_left_clean(s, mounts) == []
     for p in hogs:
         assert p.poll() is not None
+
+
+def test_verdicts_hold_with_four_clients_warm_and_cold_beside_cpu_hogs(make_stack):
+    # The suite's short form (tests/soak/verdicts.py; `make soak` runs it
+    # long): four clients at once, each cycling through python, cpp, java
+    # and js, a correct a+b warm (the class's source, built once) and cold
+    # (a fresh one) in turn, up to 40 tests a request, now and then a wrong
+    # program, a sleeper and a busy loop; two CPU hogs on the host.  Every
+    # answer is checked; none may be wrong.
+    import io
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(gh.REPO, "tests", "soak"))
+    import verdicts
+    mounts = gh.mountinfo()
+    s = make_stack("verdicts", concurrency=4)
+    out = io.StringIO()
+    tally = verdicts.run(s.port, s.installed(), clients=4, seconds=45, n_hogs=2,
+                         max_tests=40, out=out)
+    print(out.getvalue())
+    assert tally.requests >= 8 and not tally.wrong, out.getvalue()
+    assert not slot_processes(s)
+    s.stop_clean()
+    assert gh.host_left_clean(s, mounts) == []
