@@ -7,7 +7,6 @@
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
-#include <stdio.h>
 
 #include "run/watch.h"
 #include "slot/cgroup.h"
@@ -46,9 +45,14 @@ static void brakes(const struct slot *s, struct watch *w, long now)
 	if (now - w->last_blocked_check < BLOCKED_CHECK_MS)
 		return;
 	long since = now - w->last_blocked_check;
-	bool still = w->last_progress <= w->last_blocked_check;
 	struct run_threads t;
 	w->last_blocked_check = now;
+	if (w->last_progress > now - since) {
+		/* Progress since the look before: no look needed, and what
+		 * the run waited until now is no excuse (a new baseline). */
+		w->wait_us = -1;
+		return;
+	}
 	if (cgroup_run_threads(&s->cg, &t) < 0)
 		return;
 	long window = now - w->last_progress;
@@ -60,8 +64,6 @@ static void brakes(const struct slot *s, struct watch *w, long now)
 		w->last_progress = now;
 		return;
 	}
-	if (!still)
-		return;
 	if (t.runnable && waited < since)
 		waited = since;
 	w->last_progress += (long)(waited < window ? waited : window);

@@ -54,6 +54,10 @@ def test_a_warm_requests_first_test_gets_its_input_end_at_once(make_stack):
     assert gh.host_left_clean(s, mounts) == []
 
 
+A_PLUS_B_C = ('#include <stdio.h>\nint main(){long a,b;if(scanf("%ld %ld",&a,&b)!=2)return 1;'
+              'printf("%ld\\n",a+b);return 0;}\n')
+
+
 def _ahead_init(s, timeout=10.0):
     """The init of the sandbox the stack's one worker built ahead of its
     next request: the worker's child that is PID 1 of a namespace of its
@@ -90,11 +94,11 @@ def test_a_sandbox_slow_to_come_up_is_not_the_programs_time(make_stack):
     import signal
     mounts = gh.mountinfo()
     s = make_stack("setup-slow", env={"RUN_EVAL_PARALLEL": "1"}, concurrency=1)
-    code = "print(sum(map(int, input().split())))\n# %s\n" % uuid.uuid4().hex
-    assert evaluate(s, code, [("1 2", "3")])["results"][0]["verdict"] == "OK"
+    code = A_PLUS_B_C + "/* %s */\n" % uuid.uuid4().hex
+    assert evaluate(s, code, [("1 2", "3")], language="c")["results"][0]["verdict"] == "OK"
     init = _ahead_init(s)
     os.kill(init, signal.SIGSTOP)
-    t, out = _evaluate_in_thread(s, code, [("2 3", "5")], time_limit_ms=100,
+    t, out = _evaluate_in_thread(s, code, [("2 3", "5")], language="c", time_limit_ms=100,
                                  wall_time_limit_ms=1000)
     time.sleep(3)
     os.kill(init, signal.SIGCONT)
