@@ -592,12 +592,6 @@ static int scan_threads(int dir, const char *file, struct run_threads *t)
 	return 0;
 }
 
-int cgroup_slot_blocked(const struct slot_cgroup *cg)
-{
-	struct run_threads t;
-	return cgroup_run_threads(cg, &t) < 0 ? -1 : t.blocked;
-}
-
 int cgroup_run_threads(const struct slot_cgroup *cg, struct run_threads *t)
 {
 	char text[256];

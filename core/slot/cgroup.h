@@ -102,11 +102,6 @@ int cgroup_slot_read(struct slot_cgroup *cg, struct cgroup_usage *u);
 /* CPU time spent in the slot since cgroup_slot_begin, in microseconds, read
  * while the run goes on (the judging deadlines watch it); -1 on error. */
 long long cgroup_slot_cpu_us(const struct slot_cgroup *cg);
-/* Whether a thread of the run waits in the kernel uninterruptibly (state
- * D): mostly for the disk, a page of a toolchain not in the page cache yet.
- * 1 yes, 0 no, -1 unknown.  Read while the run goes on (the no-progress
- * deadline asks it of a run whose CPU time stands still). */
-int cgroup_slot_blocked(const struct slot_cgroup *cg);
 /* The run's threads as the no-progress deadline sees them, read while the
  * run goes on: whether one waits in the kernel uninterruptibly (state D:
  * mostly the disk) or is runnable (state R: running, or waiting for a CPU),

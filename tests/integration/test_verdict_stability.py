@@ -171,19 +171,20 @@ def _slot_cpu_dir(init):
     raise AssertionError("no cpu cgroup for %d" % init)
 
 
-def _starve(version, d, on):
-    """A CPU quota of 1 ms per 500 ms (0.2 % of a CPU) on the slot, or none."""
+def _starve(version, d, on, quota_us=1000, period_us=500000):
+    """A CPU quota on the slot (default 1 ms per 500 ms, 0.2 % of a CPU), or
+    none."""
     def put(name, text):
         with open("%s/%s" % (d, name), "w") as f:
             f.write(text)
     if version == 1 and on:
-        put("cpu.cfs_period_us", "500000")
-        put("cpu.cfs_quota_us", "1000")
+        put("cpu.cfs_period_us", str(period_us))
+        put("cpu.cfs_quota_us", str(quota_us))
     elif version == 1:
         put("cpu.cfs_quota_us", "-1")
         put("cpu.cfs_period_us", "100000")
     else:
-        put("cpu.max", "1000 500000" if on else "max 100000")
+        put("cpu.max", "%d %d" % (quota_us, period_us) if on else "max 100000")
 
 
 def test_a_program_starved_of_cpu_is_not_ended_by_the_no_progress_window(make_stack):
@@ -272,6 +273,35 @@ def test_verdicts_hold_with_four_clients_warm_and_cold_beside_cpu_hogs(make_stac
                          max_tests=40, out=out)
     print(out.getvalue())
     assert tally.requests >= 8 and not tally.wrong, out.getvalue()
+    assert not slot_processes(s)
+    s.stop_clean()
+    assert gh.host_left_clean(s, mounts) == []
+
+
+def test_a_build_waiting_for_a_cpu_is_not_a_compilation_timeout(make_stack):
+    # A build's wall-clock limit (RUN_EVAL_COMPILE_TIMEOUT, 1 s here) does
+    # not count up to as long again of the time the build waited for a CPU:
+    # with its slot's quota set so that the build (C ms of CPU unthrottled)
+    # takes about 1.5 s of wall clock, mostly waiting, it is no Compilation
+    # Timeout (it was, before: correct builds were CE under load).
+    mounts = gh.mountinfo()
+    s = make_stack("build-wait", env={"RUN_EVAL_PARALLEL": "1",
+                                      "RUN_EVAL_COMPILE_TIMEOUT": "1s"}, concurrency=1)
+    first = evaluate(s, A_PLUS_B_C + "/* %s */\n" % uuid.uuid4().hex, [("1 2", "3")],
+                     language="c")
+    cpu = first["compile"]["cpu_ms"]
+    assert first["results"][0]["verdict"] == "OK" and cpu < 700, first["compile"]
+    version, d = _slot_cpu_dir(_ahead_init(s))
+    _starve(version, d, True, quota_us=max(1000, int(100000 * max(cpu, 1) / 1500)),
+            period_us=100000)
+    try:
+        doc = evaluate(s, A_PLUS_B_C + "/* %s */\n" % uuid.uuid4().hex, [("1 2", "3")],
+                       language="c")
+    finally:
+        _starve(version, d, False)
+    assert doc["compile"]["ok"] is True, doc["compile"]
+    assert doc["compile"]["wall_ms"] > 1000, doc["compile"]   # it did outlast 1 s
+    assert doc["results"][0]["verdict"] == "OK", doc["results"][0]
     assert not slot_processes(s)
     s.stop_clean()
     assert gh.host_left_clean(s, mounts) == []
