@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gaol-run: the engine from the command line.  Reads a /run request (or an
  * /evaluate one: it has test_cases) on stdin and prints the response the
@@ -264,10 +265,10 @@ int main(int argc, char **argv)
 		if (!body || !ms)
 			answer_error(&a, OUTCOME_FAULT, "out of memory");
 		else if (evaluate)
-			engine_evaluate(&e, body, len, &a);
+			engine_evaluate(&e, body, len, NULL, &a);
 		else {
 			long long tp = prof_begin();
-			engine_run(&e, body, len, &a);
+			engine_run(&e, body, len, NULL, &a);
 			prof_end(PROF_RUN, tp);
 		}
 		if (ms)

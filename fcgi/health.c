@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * health: the master's /health socket (see health.h).
  */
@@ -10,6 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "util/fail.h"
 #include "health.h"
 
 #define HEALTH_BACKLOG 64
@@ -76,7 +78,7 @@ int health_listen(int pool_fd, char *path, size_t pathlen, char *err,
 		goto fail;
 	return fd;
 fail:
-	snprintf(err, errlen, "health socket %s: %s: %s", path, step, strerror(errno));
+	fail(err, errlen, "health socket %s: %s errno=%d", path, step, errno);
 	if (fd >= 0) {
 		close(fd);
 		unlink(path);

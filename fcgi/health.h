@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * health: the master's own socket for GET /health, beside the pool's.  The
  * pool's socket queues requests for the workers, so once every slot is busy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * http: routing and status mapping of gaol-fcgi (see http.h).
  *
@@ -33,19 +34,24 @@
 #include <sys/socket.h>
 
 #include "http.h"
-#include "worker.h"
+#include "signals.h"
 #include "metrics.h"
 #include "reqlog.h"
 #include "status.h"
 #include "judge/judge.h"
 
-typedef enum http_after handler_fn(struct engine *e, const char *body,
-				   size_t len, struct answer *a);
+typedef enum http_after handler_fn(struct engine *e, const char *body, size_t len,
+				   const struct request_io *io, struct answer *a);
 
+/* A route's columns say what http_serve does around its handler: read a
+ * body (and then watch the client, who may leave while it is served),
+ * stream the answer as it is made, send it with a type other than JSON. */
 struct route {
 	const char *path;
 	const char *method;       /* a GET route also answers HEAD */
-	bool takes_body;
+	bool takes_body;          /* and the client is watched */
+	bool streams;             /* the answer goes out as it is made */
+	const char *type;         /* Content-Type; NULL: JSON */
 	handler_fn *handle;
 	bool (*enabled)(const struct gaol_config *cfg);  /* NULL: always */
 };
@@ -58,17 +64,18 @@ static bool shutdown_allowed(const struct gaol_config *cfg)
 	return cfg->allow_shutdown;
 }
 
-static const struct route routes[] = {
-	{ "/",         "GET",  false, handle_health,   NULL },
-	{ "/health",   "GET",  false, handle_health,   NULL },
-	{ "/run",      "POST", true,  handle_run,      NULL },
-	{ "/evaluate", "POST", true,  handle_evaluate, NULL },
-	{ "/shutdown", "POST", false, handle_shutdown, shutdown_allowed },
-	{ "/metrics",  "GET",  false, handle_metrics,  NULL },
-};
-
 /* Prometheus' text exposition format. */
 static const char metrics_type[] = "text/plain; version=0.0.4; charset=utf-8";
+
+static const struct route routes[] = {
+	/* path        method  body   streams type */
+	{ "/",         "GET",  false, false,  NULL, handle_health,   NULL },
+	{ "/health",   "GET",  false, false,  NULL, handle_health,   NULL },
+	{ "/run",      "POST", true,  false,  NULL, handle_run,      NULL },
+	{ "/evaluate", "POST", true,  true,   NULL, handle_evaluate, NULL },
+	{ "/shutdown", "POST", false, false,  NULL, handle_shutdown, shutdown_allowed },
+	{ "/metrics",  "GET",  false, false,  metrics_type, handle_metrics, NULL },
+};
 
 /* The body of a reply when even building an error answer failed. */
 static const char last_resort[] = "{\"error\": \"out of memory\"}";
@@ -254,45 +261,53 @@ static int read_body(const struct gaol_config *cfg, const char *path, FCGX_Reque
 }
 
 static enum http_after handle_health(struct engine *e, const char *body,
-				     size_t len, struct answer *a)
+				     size_t len, const struct request_io *io,
+				     struct answer *a)
 {
 	(void)body;
 	(void)len;
+	(void)io;
 	engine_health(e, a);
 	return HTTP_AFTER_NOTHING;
 }
 
 static enum http_after handle_run(struct engine *e, const char *body,
-				  size_t len, struct answer *a)
+				  size_t len, const struct request_io *io,
+				  struct answer *a)
 {
-	engine_run(e, body, len, a);
+	engine_run(e, body, len, io, a);
 	return HTTP_AFTER_NOTHING;
 }
 
 static enum http_after handle_evaluate(struct engine *e, const char *body,
-				       size_t len, struct answer *a)
+				       size_t len, const struct request_io *io,
+				       struct answer *a)
 {
-	engine_evaluate(e, body, len, a);
+	engine_evaluate(e, body, len, io, a);
 	return HTTP_AFTER_NOTHING;
 }
 
 static enum http_after handle_metrics(struct engine *e, const char *body,
-				      size_t len, struct answer *a)
+				      size_t len, const struct request_io *io,
+				      struct answer *a)
 {
 	(void)body;
 	(void)len;
+	(void)io;
 	metrics_render(e, a);
 	return HTTP_AFTER_NOTHING;
 }
 
 static enum http_after handle_shutdown(struct engine *e, const char *body,
-				       size_t len, struct answer *a)
+				       size_t len, const struct request_io *io,
+				       struct answer *a)
 {
 	static const char ok[] = "{\"ok\": true, \"shutting_down\": true}";
 
 	(void)e;
 	(void)body;
 	(void)len;
+	(void)io;
 	a->body = strdup(ok);
 	if (!a->body) {
 		answer_error(a, OUTCOME_FAULT, "no memory");
@@ -501,11 +516,11 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 		int got = r->takes_body ? read_body(&e->cfg, path, req, &body, &len, &a) : 0;
 		read_timer(0, 0);       /* the worker's deadline for the request's reads */
 		if (got == 0) {
-			e->stream = r->handle == handle_evaluate ? &stream : NULL;
-			e->client = r->takes_body ? &client : NULL;
-			after = r->handle(e, body, len, &a);
-			e->stream = NULL;
-			e->client = NULL;
+			struct request_io io = {
+				.stream = r->streams ? &stream : NULL,
+				.client = r->takes_body ? &client : NULL,
+			};
+			after = r->handle(e, body, len, &io, &a);
 		}
 		metrics_slot_busy(e->slot_index, false);
 		reqlog_body(&log, body, len);
@@ -519,7 +534,7 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 
 	out = sc.sent + send_answer(req, &a, allow[0] ? allow : NULL,
 				    strcmp(method, "HEAD") == 0, log.id,
-				    r && r->handle == handle_metrics ? metrics_type : NULL);
+				    r ? r->type : NULL);
 	reqlog_end(&log, (int)e->slot_index, method, &a, out);
 	answer_free(&a);
 	return after;

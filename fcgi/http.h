@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * http: the HTTP face of one worker.  It owns the route table (which method on
  * which path calls which engine entry), the checks made before a body reaches

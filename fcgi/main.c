@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gaol-fcgi: the FastCGI server.  main() is straight-line setup: read the
  * configuration and the languages once (a bad variable stops us here, named),
@@ -32,6 +33,7 @@
 #include "slot/cgroup.h"
 #include "conf/config.h"
 #include "api/engine.h"
+#include "judge/judge.h"
 #include "master.h"
 #include "metrics.h"
 #include "conf/version.h"
@@ -74,8 +76,8 @@ static int socket_from_stdin(void)
 	fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
 	null = open("/dev/null", O_RDONLY);
 	if (fd < 0 || null < 0 || dup2(null, 0) < 0) {
-		fprintf(stderr, "gaol-fcgi: moving the socket off fd 0: %s\n",
-			strerror(errno));
+		fprintf(stderr, "gaol-fcgi: moving the socket off fd 0 errno=%d\n",
+			errno);
 		return -1;
 	}
 	if (null != 0)
@@ -117,7 +119,7 @@ static int socket_at_path(const char *path, const char *group)
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		fprintf(stderr, "gaol-fcgi: socket: %s\n", strerror(errno));
+		fprintf(stderr, "gaol-fcgi: socket errno=%d\n", errno);
 		return -1;
 	}
 	old_mask = umask(0117);
@@ -125,8 +127,8 @@ static int socket_at_path(const char *path, const char *group)
 	umask(old_mask);
 	if (rc < 0 || (gid != (gid_t)-1 && chown(path, (uid_t)-1, gid) < 0) ||
 	    listen(fd, LISTEN_BACKLOG) < 0) {
-		fprintf(stderr, "gaol-fcgi: --socket %s: %s\n", path,
-			strerror(errno));
+		fprintf(stderr, "gaol-fcgi: --socket %s errno=%d\n", path,
+			errno);
 		close(fd);
 		return -1;
 	}
@@ -205,7 +207,7 @@ static int check_front_ends(int fd)
 	size_t n;
 
 	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
-		fprintf(stderr, "gaol-fcgi: getsockname: %s\n", strerror(errno));
+		fprintf(stderr, "gaol-fcgi: getsockname errno=%d\n", errno);
 		return -1;
 	}
 	if (ss.ss_family == AF_UNIX)
@@ -264,8 +266,8 @@ static int listening_socket(const char *path, const char *group)
 	flags = fcntl(fd, F_GETFL);
 	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0 ||
 	    FCGX_Init() != 0) {
-		fprintf(stderr, "gaol-fcgi: preparing the socket: %s\n",
-			strerror(errno));
+		fprintf(stderr, "gaol-fcgi: preparing the socket errno=%d\n",
+			errno);
 		close(fd);
 		return -1;
 	}
@@ -362,8 +364,8 @@ int main(int argc, char **argv)
 
 	/* Before the fork: the workers share the counters. */
 	if (metrics_init(&e) < 0)
-		fprintf(stderr, "gaol-fcgi: metrics: mmap: %s (GET /metrics "
-			"will answer 500)\n", strerror(errno));
+		fprintf(stderr, "gaol-fcgi: metrics: mmap errno=%d (GET /metrics "
+			"will answer 500)\n", errno);
 	fprintf(stderr, "gaol-fcgi: starting %u workers (cgroup v%d)\n",
 		e.cfg.concurrency, e.cgroup_version);
 	status = master_run(&e, fd);   /* closes fd */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * master: the prefork pool (see master.h).
  *
@@ -55,6 +56,7 @@
 #include "health.h"
 #include "master.h"
 #include "metrics.h"
+#include "signals.h"
 #include "worker.h"
 #include "util/util.h"
 
@@ -112,8 +114,8 @@ static void start_worker(struct pool *p, unsigned i)
 	pid_t pid = fork();
 
 	if (pid < 0) {
-		fprintf(stderr, "gaol-fcgi: slot %u: fork: %s (retrying)\n", i,
-			strerror(errno));
+		fprintf(stderr, "gaol-fcgi: slot %u: fork errno=%d (retrying)\n", i,
+			errno);
 		w->respawn_at_ms = now_ms() + FORK_RETRY_MS;
 		return;
 	}
@@ -166,7 +168,7 @@ static int read_ticks(bool on)
 static void refuse_queued(struct pool *p)
 {
 	if (read_ticks(true) < 0)
-		fprintf(stderr, "gaol-fcgi: master: read timer: %s\n", strerror(errno));
+		fprintf(stderr, "gaol-fcgi: master: read timer errno=%d\n", errno);
 	for (int i = 0; i < REFUSE_BATCH; i++) {
 		if (FCGX_Accept_r(&p->refused) < 0)
 			break;
@@ -280,8 +282,8 @@ static void answer_health(struct pool *p)
 	if (pid < 0) {
 		/* Answered here, its reads cut as in the child: polled
 		 * again, the socket would only ask for another fork. */
-		fprintf(stderr, "gaol-fcgi: master: fork for /health: %s; "
-			"answering it in the master\n", strerror(errno));
+		fprintf(stderr, "gaol-fcgi: master: fork for /health errno=%d; "
+			"answering it in the master\n", errno);
 		read_ticks(true);
 		serve_health_queue(p, ok);
 		read_ticks(false);
@@ -377,7 +379,7 @@ static void wait_and_answer(struct pool *p, long long next)
 
 	if (ppoll(pfd, 2, next < 0 ? NULL : &ts, &p->usual) < 0 &&
 	    errno != EINTR) {
-		fprintf(stderr, "gaol-fcgi: master: ppoll: %s\n", strerror(errno));
+		fprintf(stderr, "gaol-fcgi: master: ppoll errno=%d\n", errno);
 		p->status = 1;
 		begin_stop(p);
 	}
@@ -398,7 +400,7 @@ int master_run(struct engine *e, int listen_fd)
 
 	p.slots = calloc(n_slots, sizeof *p.slots);
 	if (!p.slots || pipe2(pipefd, O_CLOEXEC) < 0) {
-		fprintf(stderr, "gaol-fcgi: master: %s\n", strerror(errno));
+		fprintf(stderr, "gaol-fcgi: master: slots, stop pipe errno=%d\n", errno);
 		free(p.slots);
 		return 1;
 	}
@@ -410,7 +412,7 @@ int master_run(struct engine *e, int listen_fd)
 	p.stopping_shared = mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p.stopping_shared == MAP_FAILED) {
-		fprintf(stderr, "gaol-fcgi: master: %s\n", strerror(errno));
+		fprintf(stderr, "gaol-fcgi: master: shared stop flag errno=%d\n", errno);
 		free(p.slots);
 		return 1;
 	}
@@ -425,8 +427,8 @@ int master_run(struct engine *e, int listen_fd)
 	if (install_handler(SIGTERM, on_stop) < 0 ||
 	    install_handler(SIGINT, on_stop) < 0 ||
 	    install_handler(SIGCHLD, on_child) < 0) {
-		fprintf(stderr, "gaol-fcgi: master: sigaction: %s\n",
-			strerror(errno));
+		fprintf(stderr, "gaol-fcgi: master: sigaction errno=%d\n",
+			errno);
 		free(p.slots);
 		return 1;
 	}

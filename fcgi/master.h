@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * master: the prefork pool.  It forks one worker per slot, replaces a worker
  * that dies (with a back-off, so a crash loop does not spin) and stops the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * metrics: counters in shared memory and their exposition (see metrics.h).
  * The label values are fixed tables (routes, outcomes, the languages read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * metrics: gaol-fcgi's Prometheus counters, and GET /metrics in the text
  * exposition format (answered by the worker itself, no sandbox).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reqlog: one JSON line per request (see reqlog.h).  The line is built from
  * the request's and the answer's JSON, so the engine needs no logging hooks:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reqlog: the request log of gaol-fcgi.  One JSON line per request on
  * stderr (journald under systemd, the terminal under `make run`): when, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* status: see status.h.  The statuses are docs/api.md's, "Errors and status
  * codes". */
 #include "status.h"

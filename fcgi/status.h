@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * status: the one table from an answer's outcome (core/api/engine.h) to its
  * HTTP status and reason phrase.  No other file holds an HTTP status number;

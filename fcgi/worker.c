@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * worker: the accept loop of one pool process (see worker.h).
  *
@@ -40,7 +41,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,6 +49,7 @@
 #include "api/engine.h"
 #include "util/cpus.h"
 #include "http.h"
+#include "signals.h"
 #include "worker.h"
 
 static volatile sig_atomic_t stop_signalled;
@@ -63,40 +64,6 @@ static void on_stop_signal(int sig)
 static void on_sigpipe(int sig)
 {
 	(void)sig;
-}
-
-int install_handler(int sig, void (*handler)(int))
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = handler;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	return sigaction(sig, &sa, NULL);
-}
-
-static void on_read_timer(int sig)
-{
-	(void)sig;
-}
-
-int read_timer(unsigned first_ms, unsigned every_ms)
-{
-	struct itimerval t = {
-		.it_interval = { every_ms / 1000, (every_ms % 1000) * 1000 },
-		.it_value = { first_ms / 1000, (first_ms % 1000) * 1000 },
-	};
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = first_ms ? on_read_timer : SIG_DFL;     /* no SA_RESTART */
-	sigemptyset(&sa.sa_mask);
-	if (!first_ms && setitimer(ITIMER_REAL, &t, NULL) < 0)
-		return -1;
-	if (sigaction(SIGALRM, &sa, NULL) < 0)
-		return -1;
-	return first_ms ? setitimer(ITIMER_REAL, &t, NULL) : 0;
 }
 
 enum wake {
@@ -191,8 +158,8 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 	if (install_handler(SIGTERM, on_stop_signal) < 0 ||
 	    install_handler(SIGINT, on_stop_signal) < 0 ||
 	    install_handler(SIGPIPE, on_sigpipe) < 0) {
-		fprintf(stderr, "gaol-fcgi: slot %u: sigaction: %s\n", slot,
-			strerror(errno));
+		fprintf(stderr, "gaol-fcgi: slot %u: sigaction errno=%d\n", slot,
+			errno);
 		return WORKER_EXIT_SETUP;
 	}
 	/* Before the slot is taken: the sandbox built ahead is cloned on
@@ -221,8 +188,8 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 		if (w == WAKE_SIGNALLED || w == WAKE_POOL_STOP)
 			break;
 		if (w == WAKE_FAULT) {
-			fprintf(stderr, "gaol-fcgi: slot %u: listening socket: %s\n",
-				slot, strerror(errno));
+			fprintf(stderr, "gaol-fcgi: slot %u: listening socket errno=%d\n",
+				slot, errno);
 			code = WORKER_EXIT_ACCEPT;
 			break;
 		}
@@ -231,15 +198,16 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 
 		/* Till the body is read: http_serve stops it before a handler. */
 		if (read_timer(REQUEST_READ_MS, REQUEST_READ_MS) < 0)
-			fprintf(stderr, "gaol-fcgi: slot %u: read timer: %s\n", slot,
-				strerror(errno));
+			fprintf(stderr, "gaol-fcgi: slot %u: read timer errno=%d\n", slot,
+				errno);
 		rc = FCGX_Accept_r(&req);
 		if (rc < 0) {
 			read_timer(0, 0);
 			if (rc > -4096 && accept_error_is_transient(-rc))
 				continue;
-			fprintf(stderr, "gaol-fcgi: slot %u: accept: %s\n", slot,
-				rc > -4096 ? strerror(-rc) : "libfcgi error");
+			/* libfcgi returns -errno, or a code of its own below -4096. */
+			fprintf(stderr, "gaol-fcgi: slot %u: accept %s=%d\n", slot,
+				rc > -4096 ? "errno" : "libfcgi error", rc > -4096 ? -rc : rc);
 			code = WORKER_EXIT_ACCEPT;
 			break;
 		}
@@ -256,8 +224,8 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 		if (after == HTTP_AFTER_SHUTDOWN) {
 			*stopping = 1;
 			if (kill(getppid(), SIGTERM) < 0)
-				fprintf(stderr, "gaol-fcgi: slot %u: kill master: %s\n",
-					slot, strerror(errno));
+				fprintf(stderr, "gaol-fcgi: slot %u: kill master errno=%d\n",
+					slot, errno);
 		}
 		FCGX_Finish_r(&req);
 		engine_idle(&e);

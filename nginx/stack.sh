@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # gaol: the stack of `make run`: nginx in front of a gaol-fcgi pool that
 # spawn-fcgi starts, both children of this script, everything under $BUILD.
 #
@@ -272,9 +273,16 @@ start() {
 	NGINX_PID=$!
 }
 
+# The master's /health socket (a unix socket pool only) exists once its
+# start-up made it: asked before, nginx would log a [crit] connect() failure
+# to it on a start that goes well.
+health_socket_up() {
+	[ -n "$FCGI_LISTEN" ] || [ -S "$HEALTH_SOCK" ]
+}
+
 wait_ready() {
 	local deadline=$((SECONDS + START_TIMEOUT))
-	until http_health; do
+	until health_socket_up && http_health; do
 		alive "$FCGI_PID" || fail "gaol-fcgi exited during start-up (see above)"
 		alive "$NGINX_PID" || fail "nginx exited during start-up (see above; is port $PORT free?)"
 		(( STOPS == 0 )) || { stop_all; exit 0; }

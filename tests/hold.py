@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Keeps what is in the page cache there while a suite runs.
 
 The CI machine is a VM whose host pages out, a minute after their last use,

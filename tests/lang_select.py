@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """pytest plugin (-p lang_select, with tests/ on PYTHONPATH): when
 GAOL_TEST_LANGS is set, the integration tests of other languages are
 deselected, never skipped, so that what did not run is counted as

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Warms the page cache with every installed toolchain before a suite.
 
 CI runs on a machine whose page cache may be cold and whose disk may be slow

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The engine: one request in, one outcome and JSON body out.  This file
  * says which outcome each thing that can happen to a /run is (docs/api.md,
@@ -15,7 +16,6 @@
 #include <sys/wait.h>
 #include <json-c/json.h>
 
-#include "judge/cache.h"
 #include "api/engine.h"
 #include "api/request.h"
 #include "conf/version.h"
@@ -181,13 +181,6 @@ int engine_init(struct engine *e, unsigned slot_index, char *err, size_t errlen)
 	return engine_take_slot(e, slot_index, err, errlen);
 }
 
-void engine_sweep(struct engine *e)
-{
-	char dir[4200];
-	config_cache_dir(&e->cfg, dir, sizeof(dir));
-	cache_sweep(dir);
-}
-
 void engine_idle(struct engine *e)
 {
 	char err[256];
@@ -200,12 +193,21 @@ void engine_idle(struct engine *e)
 			fprintf(stderr, "gaol: slot %u lane %u: %s\n", e->slot_index, k, err);
 }
 
+/* The engine owns both the slot (slot/) and its runs (run/): what the runs
+ * left goes first, then the slot. */
+static void slot_end(struct slot *s)
+{
+	if (s->ready)
+		sandbox_release(s);
+	slot_free(s);
+}
+
 void engine_release_slot(struct engine *e)
 {
 	for (unsigned k = 1; k <= e->n_lanes; k++)
-		slot_free(engine_lane(e, k));
+		slot_end(engine_lane(e, k));
 	e->n_lanes = 0;
-	slot_free(&e->slot);
+	slot_end(&e->slot);
 }
 
 void engine_free_now(struct engine *e)
@@ -350,7 +352,8 @@ static long run_budget_ms(long timeout_ms, long arrived_ms)
 	return budget < 1 ? 1 : budget;
 }
 
-void engine_run(struct engine *e, const char *body, size_t len, struct answer *a)
+void engine_run(struct engine *e, const char *body, size_t len,
+		const struct request_io *io, struct answer *a)
 {
 	char err[512];
 	struct run_request req;
@@ -409,7 +412,7 @@ void engine_run(struct engine *e, const char *body, size_t len, struct answer *a
 		.n_files = n,
 		.timeout_ms = run_budget_ms(req.timeout_ms, arrived),
 		.output_max = e->cfg.output_max,
-		.client = e->client,
+		.client = io ? io->client : NULL,
 	};
 	struct sandbox_result res;
 	if (sandbox_run(&e->slot, &spec, &res) < 0) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * engine: what one worker does for one request, without knowing HTTP.  The
  * adapter (fcgi/) hands it a body and gets back an outcome kind and a JSON
@@ -24,6 +25,13 @@ struct answer_stream {
 	void *ctx;
 };
 
+/* What one request brings besides its body, passed with it and gone with
+ * it (the engine keeps none of it).  Either may be NULL, and io itself. */
+struct request_io {
+	const struct answer_stream *stream;  /* stream /evaluate's answer */
+	const struct client_watch *client;   /* stop when the client leaves */
+};
+
 struct engine {
 	struct gaol_config cfg;
 	struct lang_set langs;
@@ -35,9 +43,6 @@ struct engine {
 	unsigned slot_index;     /* which slot engine_take_slot took */
 	bool one_shot;           /* set before engine_take_run_slot by a process
 				  * that runs once and exits (gaol-run) */
-	/* Set by the adapter for one request, NULL otherwise: */
-	const struct answer_stream *stream;  /* stream /evaluate's answer */
-	const struct client_watch *client;   /* stop when the client leaves */
 	/* Last: engine_load leaves them as they are (engine.c). */
 	struct slot lanes[EVAL_PARALLEL_MAX - 1]; /* judging lanes 1..: read
 				  * them through engine_lane, never by index */
@@ -62,7 +67,7 @@ struct answer {
 	enum outcome outcome;
 	char *body;              /* JSON, malloc'd */
 	size_t len;
-	bool streamed;           /* the answer went out through e->stream;
+	bool streamed;           /* the answer went out through io->stream;
 				  * body is its summary for the request log
 				  * (compile, and each result's verdict and
 				  * measurements), not sent */
@@ -89,9 +94,6 @@ int engine_take_slot(struct engine *e, unsigned slot_index, char *err, size_t er
  * and a seccomp program).  -1 with err, as engine_take_slot. */
 int engine_take_run_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen);
 int engine_take_lanes(struct engine *e, char *err, size_t errlen);
-/* Start-up sweep of what a crashed predecessor left in the state directory
- * (half-done builds).  Slot cgroups are swept as each slot is taken. */
-void engine_sweep(struct engine *e);
 /* Gives the slot back (its cgroups are removed when empty). */
 void engine_release_slot(struct engine *e);
 /* engine_load and engine_take_slot in one, for a single process. */
@@ -110,7 +112,8 @@ struct slot *engine_lane(struct engine *e, unsigned k);
 bool engine_body_too_large(const struct engine *e, size_t len, struct answer *a);
 
 /* POST /run with body[0..len). */
-void engine_run(struct engine *e, const char *body, size_t len, struct answer *a);
+void engine_run(struct engine *e, const char *body, size_t len,
+		const struct request_io *io, struct answer *a);
 /* Work between requests, after the answer went out: fresh network
  * namespaces for the next runs, and the next run's sandbox built as far as
  * no request decides it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * request: the body of POST /run parsed and checked for shape (docs/api.md,
  * "POST /run").  Language checks (unknown slug, missing checker, not installed) need the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The start-up self-check: gaol refuses to serve on a host where a part of
  * the sandbox does not work (docs/design.md, "Threat model": fail closed).  The host's
@@ -76,8 +77,11 @@ int engine_selfcheck(struct engine *e, FILE *out)
 	/* The probe's language: an empty directory as /sandbox. */
 	char dir[4200];
 	snprintf(dir, sizeof(dir), "%s/probe", slot_state_dir(&e->slot));
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return line(out, 0, "probe directory", strerror(errno)) + bad;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		char why[32];
+		snprintf(why, sizeof(why), "mkdir errno=%d", errno);
+		return line(out, 0, "probe directory", why) + bad;
+	}
 	char *subdirs[] = { NULL };
 	struct lang probe = {
 		.slug = "probe", .dir = dir, .workdir = "check",

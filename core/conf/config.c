@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * config: the environment, read once at start-up (docs/api.md,
  * "Configuration"), as one table: a row per variable, read in the table's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * config: the service's configuration, read once from the environment at
  * start-up (docs/api.md, "Configuration"), on the ground floor because every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* version: the build's version strings (see version.h). */
 #include "conf/version.h"
 

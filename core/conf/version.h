@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * version: what gaol-fcgi --version, gaol-run --version and /health report.
  * Both strings are fixed at build time by the Makefile (-DGAOL_VERSION,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * init: PID 1 of the run, then the payload it starts.  The design comment
  * in core/run/sandbox.c says which process holds what; here is what init
@@ -128,8 +129,7 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 		init_fail(p, "close fds");
 	if (chdir("/sandbox") < 0)
 		init_fail(p, "chdir /sandbox");
-	errno = -seccomp_policy_install(&s->seccomp);
-	if (errno)
+	if (seccomp_policy_install(&s->seccomp) < 0)
 		init_fail(p, "seccomp");
 	/* "exec <program> <words>" needs no shell to start it (plan_layers,
 	 * lang_direct_argv); when that execve fails (no such file, not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * inside: the code that runs in the run's own processes, init (PID 1 of the
  * run's PID namespace) and the payload before its execve.  It only makes
@@ -10,12 +11,7 @@
 
 #include <stddef.h>
 
-#include "run/plan.h"
-
-/* The new root: read-only binds of these host paths (the slot's skeleton
- * makes their mount points). */
-extern const char *const root_allow[];
-extern const size_t root_allow_n;
+#include "plan/plan.h"
 
 /* init's life, from clone to exit (init.c). */
 __attribute__((noreturn)) void init_main(struct plan *p);

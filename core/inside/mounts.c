@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mounts: the run's mount view, built by init in its own mount namespace on
  * the slot's template (slot/template.h: the read-only root, /dev, the
@@ -39,7 +40,7 @@
 
 
 #include "inside/inside.h"
-#include "inside/neutral.h"
+#include "slot/neutral.h"
 #include "util/util.h"
 
 #define SHM_SIZE "64m"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eval_admit: the operator's ceilings on what a judged request may ask for.
  * Clients choose their memory and CPU time per test; without a ceiling one

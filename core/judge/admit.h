@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eval_admit: whether a parsed /evaluate request may be judged on its
  * language under the operator's ceilings (RUN_MEMORY_LIMIT_MAX,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * build: a submission compiled once in its own sandbox, or found in the
  * compile cache (cache.c), and what the answer's "compile" says of it.
@@ -109,8 +110,7 @@ static int keep(struct engine *e, const char *cache_dir, const struct cache_key 
 	int rc = cache_commit(cache_dir, key, tmp, record, e->cfg.eval_cache_max,
 			      b->lower, sizeof(b->lower), &b->pin);
 	if (rc < 0) {
-		snprintf(fault, faultlen, "cache: commit errno=%d", errno);
-		return -1;
+		return fail(fault, faultlen, "cache: commit errno=%d", errno);
 	}
 	if (rc == 1)
 		snprintf(b->uncached, sizeof(b->uncached), "%s", tmp);
@@ -140,7 +140,8 @@ static char *build_error(const struct sandbox_result *res, long limit_ms,
 	return s;
 }
 
-static int run_build(struct engine *e, const struct lang *lang, const struct eval_request *req,
+static int run_build(struct engine *e, const struct client_watch *client,
+		     const struct lang *lang, const struct eval_request *req,
 		     long end_ms, const char *out, struct build *b, char *fault, size_t faultlen)
 {
 	struct sandbox_file file = { source_name(lang), req->code.data, req->code.len };
@@ -161,11 +162,11 @@ static int run_build(struct engine *e, const struct lang *lang, const struct eva
 		/* The budget is the request's: it stops a build too, however
 		 * long the build's own limit. */
 		.budget_end_ms = end_ms,
-		.client = e->client,
+		.client = client,
 	};
 	struct sandbox_result res;
 	if (sandbox_run(&e->slot, &spec, &res) < 0) {
-		snprintf(fault, faultlen, "%s", res.fault);
+		fail(fault, faultlen, "%s", res.fault);
 		sandbox_result_free(&res);
 		return -1;
 	}
@@ -182,7 +183,8 @@ static int run_build(struct engine *e, const struct lang *lang, const struct eva
 	return 0;
 }
 
-int judge_build(struct engine *e, const struct lang *lang, const struct eval_request *req,
+int judge_build(struct engine *e, const struct client_watch *client,
+		const struct lang *lang, const struct eval_request *req,
 		long end_ms, struct build *b, char *fault, size_t faultlen)
 {
 	char cache_dir[4200];
@@ -197,8 +199,7 @@ int judge_build(struct engine *e, const struct lang *lang, const struct eval_req
 		 lang->fingerprint ? lang->fingerprint : "");
 	if (cache_key_make(&key, lang->slug, version, lang->build_cmd,
 			   source_name(lang), req->code.data, req->code.len) < 0) {
-		snprintf(fault, faultlen, "out of memory");
-		return -1;
+		return fail(fault, faultlen, "out of memory");
 	}
 	if (cache_lookup(cache_dir, &key, b->lower, sizeof(b->lower), &b->pin)) {
 		b->ok = b->cached = true;
@@ -209,9 +210,9 @@ int judge_build(struct engine *e, const struct lang *lang, const struct eval_req
 	char tmp[4400] = "", out[4400];
 	int rc = cache_reserve(cache_dir, tmp, sizeof(tmp), out, sizeof(out));
 	if (rc < 0)
-		snprintf(fault, faultlen, "cache: reserve errno=%d", errno);
+		fail(fault, faultlen, "cache: reserve errno=%d", errno);
 	else
-		rc = run_build(e, lang, req, end_ms, out, b, fault, faultlen);
+		rc = run_build(e, client, lang, req, end_ms, out, b, fault, faultlen);
 	if (rc == 0 && b->ok)
 		rc = keep(e, cache_dir, &key, tmp, b, fault, faultlen);
 	else

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The compile cache (see cache.h).  Layout of <cache>:
  *   <name>/key     the full key; a lookup compares it byte for byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cache: compiled programs, kept so that an identical submission is not built
  * twice (docs/design.md, "Judging").  An entry is a directory under <state>/cache named

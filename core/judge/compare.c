@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * compare: a test's output against the expected one, as it streams (the
  * rules are in judge.h).  Line ends are CompiCode's: CRLF and a lone CR are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eval_request: the body of POST /evaluate parsed and checked
  * (docs/api.md, "POST /evaluate").

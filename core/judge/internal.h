@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * judge/internal.h: what the files of core/judge/ share: one request's
  * judging (the build's output, the lanes), and the build's outcome.
@@ -23,6 +24,8 @@ struct json_object;
 
 struct judging {
 	struct engine *e;
+	const struct answer_stream *stream;  /* the request's (NULL: none) */
+	const struct client_watch *client;   /* the request's (NULL: none) */
 	const struct lang *lang;
 	const struct eval_request *req;
 	const char *lower;       /* the build's output */
@@ -54,7 +57,8 @@ struct build {
 /* Builds req's source (or finds it in the compile cache), stopping the
  * build at end_ms, the request's budget: 0 with b filled (b->ok: it
  * compiled), or -1 with the fault (build.c). */
-int judge_build(struct engine *e, const struct lang *lang, const struct eval_request *req,
+int judge_build(struct engine *e, const struct client_watch *client,
+		const struct lang *lang, const struct eval_request *req,
 		long end_ms, struct build *b, char *fault, size_t faultlen);
 /* At the request's end: unpins the entry, removes an uncached build. */
 void judge_build_end(struct build *b);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Judging (POST /evaluate).
  *
@@ -61,7 +62,7 @@ static void summarise(struct judging *j, struct json_object *r)
 
 static void put(struct judging *j, const char *s, size_t len)
 {
-	const struct answer_stream *out = j->e->stream;
+	const struct answer_stream *out = j->stream;
 	if (j->gone)
 		return;
 	if (out->write(out->ctx, s, len) < 0)
@@ -72,14 +73,14 @@ static void put(struct judging *j, const char *s, size_t len)
 void judge_emit(struct judging *j)
 {
 	size_t n = j->req->n_tests;
-	if (!j->e->stream)
+	if (!j->stream)
 		return;             /* gathered whole (gaol-run) */
 	for (; j->next < n && j->results[j->next]; j->next++) {
 		struct json_object *r = j->results[j->next];
 		if (!j->begun) {
 			/* The status is 200 from here on: a fault after this
 			 * point can only cut the body short (docs/api.md). */
-			j->e->stream->begin(j->e->stream->ctx);
+			j->stream->begin(j->stream->ctx);
 			j->begun = true;
 			const char *c = json_object_to_json_string_ext(j->compile, JSON_FLAGS);
 			put(j, "{\"compile\":", 11);
@@ -104,7 +105,7 @@ void judge_emit(struct judging *j)
 
 bool judge_client_gone(struct judging *j)
 {
-	const struct client_watch *c = j->e->client;
+	const struct client_watch *c = j->client;
 	struct pollfd p = { .fd = c ? c->fd : -1, .events = POLLIN | POLLRDHUP };
 	if (!j->gone && c && poll(&p, 1, 0) > 0 && c->gone(p.fd, p.revents))
 		j->gone = true;
@@ -132,7 +133,7 @@ static void judge_answer(struct judging *j, struct build *b, struct answer *a)
 			j->results[i] = judge_not_run(&j->req->tests[i], V_CE, b->error);
 		judge_emit(j);
 	}
-	if (j->e->stream) {
+	if (j->stream) {
 		if (j->gone)        /* for the request log: the client left */
 			json_object_object_add(j->summary, "client_gone",
 					       json_object_new_boolean(1));
@@ -189,13 +190,14 @@ static const struct lang *find_language(struct engine *e, const char *name)
 	return langs_find(&e->langs, lower, LANG_BY_SLUG_OR_ALIAS);
 }
 
-static void judge_request(struct engine *e, const struct lang *lang,
-			  const struct eval_request *req, long t0, struct answer *a)
+static void judge_request(struct engine *e, const struct request_io *io,
+			  const struct lang *lang, const struct eval_request *req,
+			  long t0, struct answer *a)
 {
 	char err[512];
 	struct build b = { 0 };
 	long end_ms = t0 + e->cfg.request_budget_ms;
-	if (judge_build(e, lang, req, end_ms, &b, err, sizeof(err)) < 0) {
+	if (judge_build(e, io->client, lang, req, end_ms, &b, err, sizeof(err)) < 0) {
 		json_object_put(b.json);
 		free(b.error);
 		judge_build_end(&b);
@@ -203,7 +205,8 @@ static void judge_request(struct engine *e, const struct lang *lang,
 		return;
 	}
 	struct judging j = {
-		.e = e, .lang = lang, .req = req, .lower = b.lower,
+		.e = e, .stream = io->stream, .client = io->client,
+		.lang = lang, .req = req, .lower = b.lower,
 		.mem = req->memory_limit_mb ? (unsigned long long)req->memory_limit_mb << 20 : 0,
 		.end_ms = end_ms,
 		.results = calloc(req->n_tests, sizeof(struct json_object *)),
@@ -218,14 +221,16 @@ static void judge_request(struct engine *e, const struct lang *lang,
 	judge_answer(&j, &b, a);
 	judge_build_end(&b);    /* the tests are done with the build */
 	for (size_t i = j.next; i < req->n_tests; i++)
-		json_object_put(e->stream ? j.results[i] : NULL);
+		json_object_put(io->stream ? j.results[i] : NULL);
 	json_object_put(j.compile);
 	free(j.results);
 	free(b.error);
 }
 
-void engine_evaluate(struct engine *e, const char *body, size_t len, struct answer *a)
+void engine_evaluate(struct engine *e, const char *body, size_t len,
+		     const struct request_io *io, struct answer *a)
 {
+	static const struct request_io none;
 	char err[512];
 	struct eval_request req;
 	long t0 = now_ms();
@@ -258,7 +263,15 @@ void engine_evaluate(struct engine *e, const char *body, size_t len, struct answ
 			      sizeof(err)) < 0) {
 		answer_invalid(a, err);
 	} else {
-		judge_request(e, lang, &req, t0, a);
+		judge_request(e, io ? io : &none, lang, &req, t0, a);
 	}
 	eval_request_free(&req);
+}
+
+void engine_sweep(const struct engine *e)
+{
+	char dir[4200];
+
+	config_cache_dir(&e->cfg, dir, sizeof(dir));
+	cache_sweep(dir);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * judge: POST /evaluate (docs/api.md, "POST /evaluate"; docs/design.md,
  * "Judging").  A program is built once in
@@ -19,6 +20,7 @@
 
 struct engine;
 struct answer;
+struct request_io;
 
 struct eval_test {
 	struct blob input;
@@ -94,8 +96,13 @@ enum verdict verdict_of(const struct sandbox_result *r, long limit_ms,
 void verdict_details(enum verdict v, const struct sandbox_result *r, char *out,
 		     size_t len);
 
+/* Start-up sweep of what a crashed predecessor left in the state directory:
+ * the compile cache's half-done builds.  Slot cgroups are swept as each
+ * slot is taken. */
+void engine_sweep(const struct engine *e);
+
 /* POST /evaluate with body[0..len). */
 void engine_evaluate(struct engine *e, const char *body, size_t len,
-		     struct answer *a);
+		     const struct request_io *io, struct answer *a);
 
 #endif

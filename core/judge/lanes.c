@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lanes: one request's tests run on the worker's lanes (docs/design.md,
  * "Judging").  Lane 0 is the worker's own slot; lanes 1.. are forked
@@ -243,7 +244,7 @@ static struct json_object *run_test(struct judging *j, struct slot *lane, size_t
 		.on_stdout = req->file_io ? NULL : feed,
 		.ctx = &cmp,
 		.budget_end_ms = j->end_ms,
-		.client = j->e->client,
+		.client = j->client,
 	};
 	struct sandbox_result res;
 	if (sandbox_run(lane, &spec, &res) < 0)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * verdict: the one table of verdicts (CE included) and how a run's
  * measurement becomes one (docs/design.md, "Judging").

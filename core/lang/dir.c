@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dir: what a language directory holds, read at start-up: the fingerprint
  * of its files (part of the compile cache's key) and its subdirectories

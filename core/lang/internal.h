@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lang/internal.h: what the files of core/lang/ share and nothing else
  * uses: a growing string array, the shell jobs langs_load runs side by side,

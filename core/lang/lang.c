@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lang: the language set, read once at start-up (docs/api.md,
  * "Languages").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lang: the language set, one directory per language under langs/
  * (docs/api.md, "Languages").  Each lang.json is read once at start-up; the commands of the

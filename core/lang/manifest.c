@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * manifest: one lang.json parsed and checked (the rules are in lang.h).
  * Pure: no file system access.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * recipe: a make target's recipe, as `make -s -n` prints it, rewritten into
  * one command for /bin/sh -c (the rules are in lang.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * shell: the start-up's own little process supervisor (lang_shell): the
  * toolchain probes and `make -n`, each in its own process group with a

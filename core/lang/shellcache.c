@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * shellcache: what a language's start-up shells (its probe, `make -s -n` of
  * each target) answered, kept between starts in the state directory, keyed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* strv: a growing NULL-terminated array of strings (see internal.h). */
 #define _GNU_SOURCE		/* strchrnul, close_range, pidfd_open */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * One run in a fresh sandbox.
  *
@@ -37,7 +38,7 @@
  *
  * A worker builds its next run's sandbox ahead of the request, while idle
  * (slot_prepare): init is cloned and does mounts_build_static, then waits
- * on the go pipe; the request arrives there (run/wire.c), and init goes on
+ * on the go pipe; the request arrives there (plan/wire.c), and init goes on
  * with mounts_build_request as if it had never waited.  The sandbox is as
  * fresh as one built on demand and serves exactly one run; if it is gone when the request
  * comes, the run builds its own.
@@ -64,10 +65,10 @@
 #include <unistd.h>
 #include <linux/sched.h>
 
-
-#include "conf/config.h"
+#include "util/fail.h"
 #include "inside/inside.h"
-#include "run/plan.h"
+#include "plan/plan.h"
+#include "run/sandbox.h"
 #include "run/watch.h"
 #include "slot/keep.h"
 #include "slot/netns.h"
@@ -203,7 +204,7 @@ static void read_report(struct plan *p, struct watch *w, struct pollfd *pfd,
 	if (got == (ssize_t)sizeof(r) && r.kind == REPORT_START) {
 		watch_start(p->slot, spec, w, (long)(r.start_us / 1000), res);
 	} else if (got == (ssize_t)sizeof(r) && r.kind == REPORT_FAULT && !res->fault[0]) {
-		snprintf(res->fault, sizeof(res->fault), "sandbox: %s errno=%d", r.step, r.err);
+		fail(res->fault, sizeof(res->fault), "sandbox: %s errno=%d", r.step, r.err);
 	} else if (got == (ssize_t)sizeof(r) && r.kind == REPORT_EXIT) {
 		res->wait_status = r.status;
 		res->maxrss_kb = r.maxrss_kb;
@@ -259,7 +260,7 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 	 * shares them until it exits) lived.  Mapped once per process. */
 	static char *chunk;
 	if (!chunk && !(chunk = unshared_alloc(CHUNK))) {
-		snprintf(res->fault, sizeof(res->fault), "sandbox: out of memory");
+		fail(res->fault, sizeof(res->fault), "sandbox: out of memory");
 		stop_run(init, res);
 		return;
 	}
@@ -399,8 +400,7 @@ int slot_prepare(struct slot *slot, char *err, size_t errlen)
 	long long t = prof_begin();
 	struct plan *p = malloc(sizeof(*p));
 	if (!p) {
-		snprintf(err, errlen, "sandbox: out of memory");
-		return -1;
+		return fail(err, errlen, "sandbox: out of memory");
 	}
 	plan_reset(p, slot);
 	p->ahead = true;
@@ -413,7 +413,7 @@ int slot_prepare(struct slot *slot, char *err, size_t errlen)
 	slot->netns_used = true;     /* the init below takes it */
 	p->init = spawn_init(slot, p);
 	if (p->init < 0) {
-		snprintf(err, errlen, "sandbox: clone errno=%d", errno);
+		fail(err, errlen, "sandbox: clone errno=%d", errno);
 		plan_close(p);
 		free(p);
 		return -1;
@@ -474,8 +474,7 @@ static pid_t start_fresh(struct slot *slot, struct plan *p, unsigned long long m
 	char why[192];
 	if (plan_open(p, fault, faultlen) < 0 || slot_refresh(slot, why, sizeof(why)) < 0) {
 		if (!fault[0])
-			snprintf(fault, faultlen, "%s", why);
-		return -1;
+			return fail(fault, faultlen, "%s", why);
 	}
 	if (cgroup_slot_begin(&slot->cg, mem, fault, faultlen) < 0)
 		return -1;
@@ -483,8 +482,7 @@ static pid_t start_fresh(struct slot *slot, struct plan *p, unsigned long long m
 	*t0 = now_ms();
 	pid_t init = spawn_init(slot, p);
 	if (init < 0) {
-		snprintf(fault, faultlen, "sandbox: clone errno=%d", errno);
-		return -1;
+		return fail(fault, faultlen, "sandbox: clone errno=%d", errno);
 	}
 	plan_close_init_ends(p);
 	return init;
@@ -602,8 +600,8 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	if (res->fault[0])
 		goto out;
 	if (!have_status && !res->killed) {
-		snprintf(res->fault, sizeof(res->fault),
-			 "sandbox: init died status=%d", status);
+		fail(res->fault, sizeof(res->fault), "sandbox: init died status=%d",
+		     status);
 		goto out;
 	}
 	res->ran = true;

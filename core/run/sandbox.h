@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sandbox: one run of untrusted code in a fresh, throw-away sandbox
  * (docs/design.md, "The sandbox step by step").  The design comment in sandbox.c explains the processes.  The
@@ -10,75 +11,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "plan/spec.h"
 #include "slot/slot.h"
-
-struct lang;
-
-struct sandbox_file {
-	const char *name;        /* relative to the language's workdir */
-	const char *data;
-	size_t len;
-};
-
-/* The client of the request a run serves: while it supervises, the worker
- * polls fd too, and gone (given poll's revents) says whether the client went
- * away; then the run is stopped at once (res->client_gone). */
-struct client_watch {
-	int fd;
-	bool (*gone)(int fd, short revents);
-};
-
-struct sandbox_spec {
-	const struct lang *lang;
-	const char *command;     /* run with /bin/sh -c in /sandbox */
-	const struct sandbox_file *files;
-	size_t n_files;
-	long timeout_ms;         /* wall clock: DEADLINE_TIMEOUT, or with a CPU
-				  * deadline DEADLINE_ABSOLUTE */
-	long excuse_blocked_ms;  /* without a CPU deadline: up to this much of
-				  * the time a thread of the run waits in the
-				  * kernel uninterruptibly (the disk) is not
-				  * counted against timeout_ms.  0: none */
-	size_t output_max;       /* per stream, 0 = no cap */
-	size_t err_keep;         /* nonzero: stderr kept up to it, the rest read
-				  * and dropped (never output_exceeded) */
-	unsigned long long stack_max; /* RLIMIT_STACK of the payload; 0: as
-				  * inherited */
-
-	/* For building and judging; zero values give /run's behaviour. */
-	const char *lower;       /* a build's output: read-only layer above the
-				  * language directory */
-	const char *export_dir;  /* an empty host directory: after the run, the
-				  * files the run left in /sandbox are copied
-				  * there (a build's output) */
-	unsigned long long export_max_bytes;   /* what the export may copy: */
-	unsigned long long export_max_entries; /* 0: no limit (slot/tree.h) */
-	const char *stdin_data;  /* fed to stdin; NULL: stdin is /dev/null */
-	size_t stdin_len;
-	const char *input_file;  /* instead of stdin: the data as a read-only
-				  * file /sandbox/<input_file> */
-	const char *output_file; /* read back from /sandbox after the run into
-				  * res->file, without following links */
-	unsigned long long mem_max;  /* bytes; 0: the language's */
-	/* Judging's deadlines, computed by the judge (docs/design.md,
-	 * "Judging"); the sandbox only enforces them.  0: none, /run's. */
-	long cpu_deadline_ms;    /* CPU time above it: DEADLINE_CPU_CEILING */
-	long idle_deadline_ms;   /* less than a hundredth of a CPU for it, not
-				  * counting the time the run waited for a
-				  * CPU: DEADLINE_NO_PROGRESS */
-	/* Judging: the three deadlines and timeout_ms count from the
-	 * program's start (init reports its execve), and a program not
-	 * started this long after the hand-off is DEADLINE_SETUP.  0: they
-	 * count from the hand-off (/run, a build). */
-	long setup_max_ms;
-	/* The request's wall-clock budget: the monotonic ms (now_ms) at which
-	 * the run is stopped, DEADLINE_BUDGET.  0: none. */
-	long budget_end_ms;
-	const struct client_watch *client;  /* NULL: nobody to watch */
-	/* Sees stdout as it crosses; a nonzero return stops the run. */
-	int (*on_stdout)(void *ctx, const char *buf, size_t len);
-	void *ctx;
-};
 
 enum { STREAM_NONE = 0, STREAM_STDOUT = 1, STREAM_STDERR = 2, STREAM_FILE = 3 };
 
@@ -144,7 +78,7 @@ int sandbox_exit_code(const struct sandbox_result *res);
  * program's stdin from ever reaching its end (issue 29). */
 void sandbox_forget(struct slot *slot);
 /* Ends what the slot's last runs left: a sandbox built ahead, the last
- * run's exiting init (slot_free calls it). */
+ * run's exiting init (the engine calls it before slot_free). */
 void sandbox_release(struct slot *slot);
 /* For a process about to exit (a one-shot gaol-run): the last run's init,
  * which has reported and killed the rest of its run, is killed now rather

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * watch: the deadlines of one run, enforced while the worker supervises it
  * (sandbox.c calls them from its poll loop; see watch.h).  /run has one,

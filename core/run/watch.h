@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * watch: which deadline, if any, has passed for the run a worker supervises
  * (docs/design.md, "Judging"): the CPU ceiling, the no-progress window with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Slot cgroups.  Each worker owns one slot, and each slot one cgroup (one per
  * controller on v1), created at start-up under the service's own cgroup (on
@@ -35,9 +36,9 @@
 #include <unistd.h>
 #include <libcgroup.h>
 
+#include "util/fail.h"
 #include "slot/cgroup.h"
 #include "slot/cgroup_internal.h"
-#include "slot/pool.h"
 #include "util/util.h"
 
 static const char *const v1_controllers[CG_MAX_CONTROLLERS] = {
@@ -171,8 +172,7 @@ int cgroup_service_prepare(int *version, char *err, size_t errlen)
 		return 0;
 	int rc = cgroup_init();
 	if (rc) {
-		snprintf(err, errlen, "cgroup: libcgroup init: %s", cgroup_strerror(rc));
-		return -1;
+		return fail(err, errlen, "cgroup: libcgroup init: %s", cgroup_strerror(rc));
 	}
 	return cg2_service_prepare(err, errlen);
 }
@@ -227,13 +227,11 @@ static int create(const char *controller, const char *base, const char *slot_nam
 {
 	char mp[512];
 	if (mount_point(controller, mp, sizeof(mp)) < 0) {
-		snprintf(err, errlen, "cgroup: no mount point for %s", controller);
-		return -1;
+		return fail(err, errlen, "cgroup: no mount point for %s", controller);
 	}
 	int n = snprintf(path, plen, "%s%s%s/%s", mp, *base ? "/" : "", base, slot_name);
 	if (n < 0 || (size_t)n >= plen) {
-		snprintf(err, errlen, "cgroup: path too long for %s/%s", base, slot_name);
-		return -1;
+		return fail(err, errlen, "cgroup: path too long for %s/%s", base, slot_name);
 	}
 	/* Each component of slot_name, parent first: an existing one is fine.
 	 * A parent removed meanwhile by another process whose slot was the
@@ -245,13 +243,12 @@ static int create(const char *controller, const char *base, const char *slot_nam
 			break;
 	}
 	if (e) {
-		snprintf(err, errlen, "cgroup: create %s%s%s (%s): %s", base,
-			 *base ? "/" : "", slot_name, controller, strerror(e));
-		return -1;
+		return fail(err, errlen, "cgroup: create %s%s%s (%s) errno=%d", base,
+			    *base ? "/" : "", slot_name, controller, e);
 	}
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		snprintf(err, errlen, "cgroup: open %s errno=%d", path, errno);
+		fail(err, errlen, "cgroup: open %s errno=%d", path, errno);
 	return fd;
 }
 
@@ -275,9 +272,8 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 		 * is a second wall, as on v1. */
 		if (cg_write_u64(fd, "pids.max", CG_PIDS_MAX) < 0 ||
 		    cg_write_text(fd, "cpu.weight", "100") < 0) {
-			snprintf(err, errlen, "cgroup: configure %s errno=%d",
-				 cg->path[0], errno);
-			return -1;
+			return fail(err, errlen, "cgroup: configure %s errno=%d",
+				    cg->path[0], errno);
 		}
 		cgroup_slot_kill_all(cg);
 		return 0;
@@ -286,11 +282,10 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++) {
 		char base[512];
 		if (cgroup_own_path(v1_controllers[i], base, sizeof(base)) < 0) {
-			snprintf(err, errlen, "cgroup: v1 controller %s is not mounted",
-				 v1_controllers[i]);
-			return -1;
+			return fail(err, errlen, "cgroup: v1 controller %s is not mounted",
+				    v1_controllers[i]);
 		}
-		pool_unnest(base, slot_name);
+		cgroup_unnest_pool(base, slot_name);
 		int fd = create(v1_controllers[i], base, slot_name, cg->path[i],
 				sizeof(cg->path[i]), err, errlen);
 		if (fd < 0)
@@ -305,9 +300,8 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 			continue;
 		int pfd = openat(fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
 		if (pfd < 0) {
-			snprintf(err, errlen, "cgroup: open %s/cgroup.procs errno=%d",
-				 cg->path[i], errno);
-			return -1;
+			return fail(err, errlen, "cgroup: open %s/cgroup.procs errno=%d",
+				    cg->path[i], errno);
 		}
 		const char *mp = cg->path[i] + strlen(cg->path[i]);
 		/* path is <mount point>/<own>/<instance>/<slot>: the hierarchy's name is
@@ -328,14 +322,12 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 	if (cg_write_text(cg->dir_fd[CG_CPU], "cpu.shares", "1024") < 0 ||
 	    cg_write_u64(cg->dir_fd[CG_PIDS], "pids.max", CG_PIDS_MAX) < 0 ||
 	    cg_write_text(cg->dir_fd[CG_MEMORY], "memory.swappiness", "0") < 0) {
-		snprintf(err, errlen, "cgroup: configure %s errno=%d",
-			 cg->path[CG_CPU], errno);
-		return -1;
+		return fail(err, errlen, "cgroup: configure %s errno=%d",
+			    cg->path[CG_CPU], errno);
 	}
 	if (v1_open_files(cg, -1) < 0) {
-		snprintf(err, errlen, "cgroup: open %s's files errno=%d",
-			 cg->path[CG_MEMORY], errno);
-		return -1;
+		return fail(err, errlen, "cgroup: open %s's files errno=%d",
+			    cg->path[CG_MEMORY], errno);
 	}
 	v1_memory_next_remove(cg);
 	cgroup_slot_kill_all(cg);
@@ -391,8 +383,7 @@ int cgroup_slot_begin(struct slot_cgroup *cg, unsigned long long mem_max,
 		goto fail;
 	return 0;
 fail:
-	snprintf(err, errlen, "sandbox: cgroup %s errno=%d", step, errno);
-	return -1;
+	return fail(err, errlen, "sandbox: cgroup %s errno=%d", step, errno);
 }
 
 /* Below this, what earlier runs left charged is left: the most a run's

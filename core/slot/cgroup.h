@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cgroup: one cgroup per slot, created at start-up under the service's own
  * cgroup, on cgroup v2 or on v1 (hybrid hosts included).  On v1 they are
@@ -70,6 +71,18 @@ int cgroup_favor_dynmods(char *err, size_t errlen);
 /* The calling process's cgroup for a controller ("" for v2's unified one),
  * relative to the hierarchy's root, without leading slash.  0 or -1. */
 int cgroup_own_path(const char *controller, char *out, size_t len);
+/* A slot's base: own (a process's cgroup path) without a trailing
+ * "<instance>/pool<N>" (slot/pool.h), so that slots are made beside the
+ * pool, not in it.  instance may go on with "/<slot>". */
+void cgroup_unnest_pool(char *own, const char *instance);
+/* v2, for the pool (slot/pool.c) as for the slots: where the unified
+ * hierarchy is mounted; gaol's base, the process's cgroup without a
+ * trailing "supervisor" or "<instance>/pool<N>"; and dir (open as dirfd)
+ * given our controllers for its children.  0, or -1 (with err for the
+ * last). */
+int cgroup2_mount_point(char *out, size_t len);
+int cgroup2_base(const char *instance, char *out, size_t len);
+int cgroup2_delegate(int dirfd, const char *dir, char *err, size_t errlen);
 /* v1: where the hierarchy of controller (memory, pids, cpu, cpuacct or
  * cpuset) is mounted, from /proc/self/mounts (read once).  0 or -1. */
 int cgroup_v1_mount_point(const char *controller, char *out, size_t len);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cgroup v2 (a unified hierarchy alone: Debian 12, Ubuntu 22.04/24.04,
  * RHEL 9).  The tree gaol makes below the cgroup it was started in (<own>):
@@ -40,9 +41,9 @@
 #include <unistd.h>
 #include <libcgroup.h>
 
+#include "util/fail.h"
 #include "slot/cgroup.h"
 #include "slot/cgroup_internal.h"
-#include "slot/pool.h"
 #include "util/util.h"
 
 static const char *const wanted[] = { "memory", "pids", "cpu" };
@@ -68,7 +69,7 @@ int cg2_missing_controller(const char *list, char *missing, size_t len)
 	return missing[0] ? -1 : 0;
 }
 
-int cg2_mount_point(char *out, size_t len)
+int cgroup2_mount_point(char *out, size_t len)
 {
 	char *mp = NULL;
 	if (cgroup_get_subsys_mount_point("memory", &mp) || !mp) {
@@ -82,11 +83,11 @@ int cg2_mount_point(char *out, size_t len)
 
 /* gaol's base, <own> above: the process's v2 cgroup without a trailing
  * supervisor or "<instance>/pool<N>" (where the service prepared itself). */
-int cg2_base(const char *instance, char *out, size_t len)
+int cgroup2_base(const char *instance, char *out, size_t len)
 {
 	if (cgroup_own_path("", out, len) < 0)
 		return -1;
-	pool_unnest(out, instance);
+	cgroup_unnest_pool(out, instance);
 	char *last = strrchr(out, '/');
 	if (last && !strcmp(last + 1, "supervisor"))
 		*last = 0;
@@ -98,20 +99,18 @@ int cg2_base(const char *instance, char *out, size_t len)
 /* Hands our controllers to dir's children.  The error names what is
  * missing: the controller is not offered to dir (not delegated), or dir
  * still holds a process (the rule), or the tree is not writable. */
-int cg2_delegate(int dirfd, const char *dir, char *err, size_t errlen)
+int cgroup2_delegate(int dirfd, const char *dir, char *err, size_t errlen)
 {
 	char list[512], missing[64];
 	if (cg_read_text(dirfd, "cgroup.controllers", list, sizeof(list)) < 0) {
-		snprintf(err, errlen, "cgroup: read %s/cgroup.controllers errno=%d", dir, errno);
-		return -1;
+		return fail(err, errlen, "cgroup: read %s/cgroup.controllers errno=%d", dir, errno);
 	}
 	if (cg2_missing_controller(list, missing, sizeof(missing)) < 0) {
-		snprintf(err, errlen, "cgroup v2: controller(s) %s not available in %s "
-			 "(cgroup.controllers \"%.*s\"): its parent does not delegate "
-			 "them; run gaol with systemd's Delegate=yes (gaol.service) "
-			 "or from the root cgroup", missing, dir, (int)strcspn(list, "\n"),
-			 list);
-		return -1;
+		return fail(err, errlen, "cgroup v2: controller(s) %s not available "
+			    "in %s (cgroup.controllers \"%.*s\"): its parent does not "
+			    "delegate them; run gaol with systemd's Delegate=yes "
+			    "(gaol.service) or from the root cgroup", missing, dir,
+			    (int)strcspn(list, "\n"), list);
 	}
 	if (cg_read_text(dirfd, "cgroup.subtree_control", list, sizeof(list)) == 0 &&
 	    cg2_missing_controller(list, missing, sizeof(missing)) == 0)
@@ -119,15 +118,14 @@ int cg2_delegate(int dirfd, const char *dir, char *err, size_t errlen)
 	if (cg_write_text(dirfd, "cgroup.subtree_control", "+memory +pids +cpu") == 0)
 		return 0;
 	if (errno == EBUSY)
-		snprintf(err, errlen, "cgroup v2: cannot enable memory, pids, cpu for the "
-			 "children of %s: it holds processes (the no-internal-process "
-			 "rule); start gaol in a cgroup of its own (gaol.service, "
-			 "Delegate=yes) or from the root cgroup", dir);
-	else
-		snprintf(err, errlen, "cgroup v2: write %s/cgroup.subtree_control errno=%d%s",
-			 dir, errno, errno == EACCES || errno == EROFS || errno == EPERM
-			 ? " (the cgroup tree is not writable: not delegated to gaol?)" : "");
-	return -1;
+		return fail(err, errlen, "cgroup v2: cannot enable memory, pids, cpu "
+			    "for the children of %s: it holds processes (the "
+			    "no-internal-process rule); start gaol in a cgroup of its "
+			    "own (gaol.service, Delegate=yes) or from the root cgroup",
+			    dir);
+	return fail(err, errlen, "cgroup v2: write %s/cgroup.subtree_control errno=%d%s",
+		    dir, errno, errno == EACCES || errno == EROFS || errno == EPERM
+		    ? " (the cgroup tree is not writable: not delegated to gaol?)" : "");
 }
 
 /* The root of the hierarchy has no cgroup.type: the rule does not bind it. */
@@ -160,24 +158,22 @@ static int move_all(int dirfd, int to)
 int cg2_service_prepare(char *err, size_t errlen)
 {
 	char mp[512], own[512], dir[1100];
-	cg2_mount_point(mp, sizeof(mp));
-	if (cg2_base("", own, sizeof(own)) < 0) {
-		snprintf(err, errlen, "cgroup v2: no 0:: line in /proc/self/cgroup errno=%d",
-			 errno);
-		return -1;
+	cgroup2_mount_point(mp, sizeof(mp));
+	if (cgroup2_base("", own, sizeof(own)) < 0) {
+		return fail(err, errlen, "cgroup v2: no 0:: line in /proc/self/cgroup errno=%d",
+			    errno);
 	}
 	snprintf(dir, sizeof(dir), "%s%s%s", mp, own[0] ? "/" : "", own);
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
-		snprintf(err, errlen, "cgroup v2: open %s errno=%d", dir, errno);
-		return -1;
+		return fail(err, errlen, "cgroup v2: open %s errno=%d", dir, errno);
 	}
 	/* What the parent offers is checked before anything moves. */
 	char list[512], missing[64];
 	int rc = -1;
 	if (cg_read_text(dfd, "cgroup.controllers", list, sizeof(list)) == 0 &&
 	    cg2_missing_controller(list, missing, sizeof(missing)) < 0) {
-		rc = cg2_delegate(dfd, dir, err, errlen);     /* names them */
+		rc = cgroup2_delegate(dfd, dir, err, errlen);     /* names them */
 		goto out;
 	}
 	if (!is_root(dfd)) {
@@ -185,9 +181,9 @@ int cg2_service_prepare(char *err, size_t errlen)
 		if (cgroup_own_path("", self, sizeof(self)) == 0 && strcmp(self, own) != 0) {
 			rc = 0;             /* in supervisor (or the pool) already */
 		} else if (mkdirat(dfd, "supervisor", 0755) < 0 && errno != EEXIST) {
-			snprintf(err, errlen, "cgroup v2: mkdir %s/supervisor errno=%d%s", dir,
-				 errno, errno == EACCES || errno == EROFS
-				 ? " (the cgroup tree is not writable: not delegated?)" : "");
+			fail(err, errlen, "cgroup v2: mkdir %s/supervisor errno=%d%s", dir,
+			     errno, errno == EACCES || errno == EROFS
+			     ? " (the cgroup tree is not writable: not delegated?)" : "");
 			goto out;
 		} else {
 			int sfd = openat(dfd, "supervisor", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -195,13 +191,13 @@ int cg2_service_prepare(char *err, size_t errlen)
 			if (sfd >= 0)
 				close(sfd);
 			if (rc < 0) {
-				snprintf(err, errlen, "cgroup v2: move %s's processes into "
-					 "%s/supervisor errno=%d", dir, dir, errno);
+				fail(err, errlen, "cgroup v2: move %s's processes into "
+				     "%s/supervisor errno=%d", dir, dir, errno);
 				goto out;
 			}
 		}
 	}
-	rc = cg2_delegate(dfd, dir, err, errlen);
+	rc = cgroup2_delegate(dfd, dir, err, errlen);
 out:
 	close(dfd);
 	return rc;
@@ -212,15 +208,13 @@ static int make_delegating(int parent, const char *name, const char *path, char 
 			   size_t errlen)
 {
 	if (mkdirat(parent, name, 0755) < 0 && errno != EEXIST) {
-		snprintf(err, errlen, "cgroup v2: mkdir %s errno=%d", path, errno);
-		return -1;
+		return fail(err, errlen, "cgroup v2: mkdir %s errno=%d", path, errno);
 	}
 	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
-		snprintf(err, errlen, "cgroup v2: open %s errno=%d", path, errno);
-		return -1;
+		return fail(err, errlen, "cgroup v2: open %s errno=%d", path, errno);
 	}
-	if (cg2_delegate(fd, path, err, errlen) < 0) {
+	if (cgroup2_delegate(fd, path, err, errlen) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -234,10 +228,9 @@ int cg2_slot_create(struct slot_cgroup *cg, const char *slot_name, char *err, si
 	char mp[512], base[512], instance[128];
 	size_t il = strcspn(slot_name, "/");
 	snprintf(instance, sizeof(instance), "%.*s", (int)il, slot_name);
-	cg2_mount_point(mp, sizeof(mp));
-	if (cg2_base(instance, base, sizeof(base)) < 0) {
-		snprintf(err, errlen, "cgroup v2: own cgroup errno=%d", errno);
-		return -1;
+	cgroup2_mount_point(mp, sizeof(mp));
+	if (cgroup2_base(instance, base, sizeof(base)) < 0) {
+		return fail(err, errlen, "cgroup v2: own cgroup errno=%d", errno);
 	}
 	char dir[1100];
 	snprintf(dir, sizeof(dir), "%s%s%s", mp, base[0] ? "/" : "", base);
@@ -246,8 +239,7 @@ int cg2_slot_create(struct slot_cgroup *cg, const char *slot_name, char *err, si
 	for (int attempt = 0; attempt < 3; attempt++) {
 		int bfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (bfd < 0) {
-			snprintf(err, errlen, "cgroup v2: open %s errno=%d", dir, errno);
-			return -1;
+			return fail(err, errlen, "cgroup v2: open %s errno=%d", dir, errno);
 		}
 		snprintf(cg->path[0], sizeof(cg->path[0]), "%s/%s", dir, instance);
 		int ifd = make_delegating(bfd, instance, cg->path[0], err, errlen);
@@ -372,7 +364,7 @@ int cg2_leaf_open(struct slot_cgroup *cg, char *err, size_t errlen)
 	cg->peak_fd = openat(cg->run_fd, "memory.peak", O_RDWR | O_CLOEXEC);
 	return 0;
 fail:
-	snprintf(err, errlen, "sandbox: cgroup leaf %s %s errno=%d", cg->run_name, step, errno);
+	fail(err, errlen, "sandbox: cgroup leaf %s %s errno=%d", cg->run_name, step, errno);
 	int e = errno;
 	if (cg->run_fd >= 0)
 		cg2_leaf_remove(cg);
@@ -411,8 +403,7 @@ int cg2_begin(struct slot_cgroup *cg, unsigned long long mem_max, char *err, siz
 		cg->peak_reset = true;
 	return 0;
 fail:
-	snprintf(err, errlen, "sandbox: cgroup %s/%s errno=%d", cg->run_name, step, errno);
-	return -1;
+	return fail(err, errlen, "sandbox: cgroup %s/%s errno=%d", cg->run_name, step, errno);
 }
 
 int cg2_read(struct slot_cgroup *cg, struct cgroup_usage *u)

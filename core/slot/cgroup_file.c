@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The cgroup files, read and written whole by name (a directory's fd and a
  * file in it): what setting a slot up and sweeping it need.  What a run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cgroup_internal: what cgroup.c (both versions, v1) and cgroup2.c (the
  * v2 tree and its per-run leaves) share; nothing outside core/slot/cgroup*.
@@ -18,9 +19,6 @@ int cg_read_u64(int dirfd, const char *file, unsigned long long *v);
 int cg_parse_u64(const char *text, unsigned long long *v);
 
 /* v2 (cgroup2.c) */
-int cg2_mount_point(char *out, size_t len);
-int cg2_base(const char *instance, char *out, size_t len);
-int cg2_delegate(int dirfd, const char *dir, char *err, size_t errlen);
 int cg2_service_prepare(char *err, size_t errlen);
 int cg2_slot_create(struct slot_cgroup *cg, const char *slot_name, char *err,
 		    size_t errlen);

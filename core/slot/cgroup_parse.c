@@ -1,7 +1,9 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cgroup_parse: the cgroup texts gaol reads, parsed (cgroup.h declares
  * them, so the unit tests reach them): keyed lines (cpu.stat,
- * memory.events, memory.oom_control), /proc/self/cgroup, /proc/self/mounts.
+ * memory.events, memory.oom_control), /proc/self/cgroup, /proc/self/mounts;
+ * and a cgroup path with the pool's own level cut off.
  * Pure functions of their text.
  */
 #define _GNU_SOURCE
@@ -210,4 +212,21 @@ int cg_parse_cgroup2_mountinfo(const char *text, char *point, size_t plen, char 
 		line = nl ? nl + 1 : NULL;
 	}
 	return -1;
+}
+
+void cgroup_unnest_pool(char *own, const char *instance)
+{
+	/* own ends in "<instance>/pool<N>": cut both, and the '/' before. */
+	size_t il = strcspn(instance, "/");     /* "<instance>/<slot>" will do */
+	char *last = strrchr(own, '/');
+	if (!last || strncmp(last + 1, "pool", 4) != 0)
+		return;
+	*last = 0;
+	char *parent = strrchr(own, '/');
+	char *name = parent ? parent + 1 : own;
+	if (strlen(name) != il || strncmp(name, instance, il) != 0) {
+		*last = '/';        /* not ours: left as it was */
+		return;
+	}
+	*(parent ? parent : own) = 0;
 }

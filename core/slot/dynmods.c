@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dynmods: RUN_CGROUP_FAVORDYNMODS, for hosts whose controllers are on
  * cgroup v1.  There a run's init joins its slot's cgroups by writing to
@@ -48,7 +49,7 @@ static int reconfigure(const char *point, const char *opts, char *err, size_t er
 {
 	int fd = fspick(AT_FDCWD, point, FSPICK_CLOEXEC | FSPICK_NO_AUTOMOUNT);
 	if (fd < 0)
-		return fail(err, errlen, "fspick %s: %s", point, strerror(errno));
+		return fail(err, errlen, "fspick %s errno=%d", point, errno);
 	char copy[512];
 	snprintf(copy, sizeof(copy), "%s", opts);
 	char *save = NULL;
@@ -56,15 +57,15 @@ static int reconfigure(const char *point, const char *opts, char *err, size_t er
 		if (fsconfig(fd, FSCONFIG_SET_FLAG, o, NULL, 0) < 0) {
 			int e = errno;
 			close(fd);
-			return fail(err, errlen, "%s: its option %s cannot be given back: %s",
-				    point, o, strerror(e));
+			return fail(err, errlen, "%s: its option %s cannot be given back "
+				    "errno=%d", point, o, e);
 		}
 	if (fsconfig(fd, FSCONFIG_SET_FLAG, "favordynmods", NULL, 0) < 0 ||
 	    fsconfig(fd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0) < 0) {
 		int e = errno;
 		close(fd);
-		return fail(err, errlen, "%s: favordynmods refused (%s; it needs Linux 6.0 "
-			    "or later)", point, strerror(e));
+		return fail(err, errlen, "%s: favordynmods refused (errno=%d; it needs "
+			    "Linux 6.0 or later)", point, e);
 	}
 	close(fd);
 	return 0;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keep: a one-shot gaol-run's slot kept between starts (see keep.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keep: a one-shot gaol-run's slot kept between starts (gaol-run --keep), as
  * isolate keeps a box between --init and --cleanup.  What a start would

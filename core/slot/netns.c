@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * netns: a slot's network namespace, and when it may serve another run.
  *
@@ -43,6 +44,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "util/fail.h"
 #include "slot/netns.h"
 #include "slot/slot.h"
 #include "util/prof.h"
@@ -205,11 +207,10 @@ int netns_make(struct slot *s, char *err, size_t errlen)
 	long long t = prof_begin();
 	int host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (host < 0) {
-		snprintf(err, errlen, "sandbox: open host netns errno=%d", errno);
-		return -1;
+		return fail(err, errlen, "sandbox: open host netns errno=%d", errno);
 	}
 	if (unshare(CLONE_NEWNET) < 0) {
-		snprintf(err, errlen, "sandbox: unshare net errno=%d", errno);
+		fail(err, errlen, "sandbox: unshare net errno=%d", errno);
 		close(host);
 		return -1;
 	}
@@ -225,8 +226,7 @@ int netns_make(struct slot *s, char *err, size_t errlen)
 		open_files(s);
 	back_home(host);
 	if (ns < 0) {
-		snprintf(err, errlen, "sandbox: %s errno=%d", step, saved);
-		return -1;
+		return fail(err, errlen, "sandbox: %s errno=%d", step, saved);
 	}
 	if (s->netns_fd >= 0)
 		close(s->netns_fd);

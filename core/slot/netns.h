@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * netns: a slot's loopback-only network namespace: made (with a snapshot of
  * everything a run can read of it), and proven unchanged since, so that a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool: the service's own processes in a memory-limited cgroup (pool.h).
  * Only the memory controller: CPU and pids of the pool are not the threat,
@@ -12,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/fail.h"
 #include "slot/cgroup.h"
-#include "slot/cgroup_internal.h"
 #include "slot/pool.h"
 
 static int write_file(const char *dir, const char *file, const char *text)
@@ -28,23 +29,6 @@ static int write_file(const char *dir, const char *file, const char *text)
 	close(fd);
 	errno = e;
 	return n < 0 ? -1 : 0;
-}
-
-void pool_unnest(char *own, const char *instance)
-{
-	/* own ends in "<instance>/pool<N>": cut both, and the '/' before. */
-	size_t il = strcspn(instance, "/");     /* "<instance>/<slot>" will do */
-	char *last = strrchr(own, '/');
-	if (!last || strncmp(last + 1, "pool", 4) != 0)
-		return;
-	*last = 0;
-	char *parent = strrchr(own, '/');
-	char *name = parent ? parent + 1 : own;
-	if (strlen(name) != il || strncmp(name, instance, il) != 0) {
-		*last = '/';        /* not ours: left as it was */
-		return;
-	}
-	*(parent ? parent : own) = 0;
 }
 
 static int enter_v1(struct pool_cgroup *p, const char *instance, unsigned tag,
@@ -75,7 +59,7 @@ static int enter_v1(struct pool_cgroup *p, const char *instance, unsigned tag,
 		goto fail;
 	return 0;
 fail:
-	snprintf(err, errlen, "pool cgroup: %s %s errno=%d", step, p->path, errno);
+	fail(err, errlen, "pool cgroup: %s %s errno=%d", step, p->path, errno);
 	p->path[0] = 0;
 	return -1;
 }
@@ -87,9 +71,9 @@ static int enter_v2(struct pool_cgroup *p, const char *instance, unsigned tag,
 {
 	char mp[512], own[512], base[512], dir[1100], num[32];
 	const char *step = "own v2 cgroup";
-	cg2_mount_point(mp, sizeof(mp));
+	cgroup2_mount_point(mp, sizeof(mp));
 	if (cgroup_own_path("", own, sizeof(own)) < 0 ||
-	    cg2_base(instance, base, sizeof(base)) < 0)
+	    cgroup2_base(instance, base, sizeof(base)) < 0)
 		goto fail;
 	snprintf(p->parent, sizeof(p->parent), "%s%s%s", mp, *own ? "/" : "", own);
 	snprintf(dir, sizeof(dir), "%s%s%s/%s", mp, *base ? "/" : "", base, instance);
@@ -99,7 +83,7 @@ static int enter_v2(struct pool_cgroup *p, const char *instance, unsigned tag,
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		goto fail;
-	int rc = cg2_delegate(dfd, dir, err, errlen);
+	int rc = cgroup2_delegate(dfd, dir, err, errlen);
 	close(dfd);
 	if (rc < 0)
 		return -1;
@@ -119,7 +103,7 @@ static int enter_v2(struct pool_cgroup *p, const char *instance, unsigned tag,
 		goto fail;
 	return 0;
 fail:
-	snprintf(err, errlen, "pool cgroup: %s %s errno=%d", step, p->path, errno);
+	fail(err, errlen, "pool cgroup: %s %s errno=%d", step, p->path, errno);
 	p->path[0] = 0;
 	return -1;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool: the cgroup of the service's own processes, the master and its
  * workers (and their judging lanes), not the slots: its memory limit,
@@ -29,9 +30,5 @@ int pool_enter(struct pool_cgroup *p, int version, const char *instance, unsigne
 /* At the master's exit, its workers gone: moves it back and removes the
  * pool's directory (v2: and the instance's, when empty). */
 void pool_leave(struct pool_cgroup *p);
-/* A slot's base: own (a process's memory cgroup path) without a trailing
- * "<instance>/pool<N>", so that slots are made beside the pool, not in it.
- * instance may go on with "/<slot>". */
-void pool_unnest(char *own, const char *instance);
 
 #endif

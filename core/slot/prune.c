@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * prune: which host mounts a slot's template keeps (see prune.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * prune: which of the host's mounts a slot's template keeps a copy of.
  *

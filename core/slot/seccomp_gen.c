@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * seccomp-gen: compiles the payload's syscall table (seccomp_policy.c) with
  * libseccomp and prints the program as C initialisers, which

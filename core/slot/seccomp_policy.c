@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The payload's syscall policy.  Default allow, with a denylist: the calls
  * that escape or manipulate the kernel kill the process (it shows as SIGSYS),
@@ -35,6 +36,7 @@
 #include <linux/seccomp.h>
 #include <seccomp.h>
 
+#include "util/fail.h"
 #include "slot/seccomp_policy.h"
 
 #ifndef CLONE_NEWTIME
@@ -226,7 +228,7 @@ int seccomp_policy_compile(struct seccomp_policy *p, char *err, size_t errlen)
 	rc = 0;
 out:
 	if (rc < 0)
-		snprintf(err, errlen, "seccomp: %s errno=%d", step, errno);
+		fail(err, errlen, "seccomp: %s errno=%d", step, errno);
 	free(code);
 	if (fd >= 0)
 		close(fd);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * seccomp: the syscall policy of every payload (docs/design.md, "The
  * sandbox step by step"), installed in the payload with one prctl, last
@@ -21,7 +22,7 @@ int seccomp_policy_build(struct seccomp_policy *p, char *err, size_t errlen);
  * unit tests).  Returns 0, or -1 with the failing step in err. */
 int seccomp_policy_compile(struct seccomp_policy *p, char *err, size_t errlen);
 /* Installs it in the calling thread.  Async-signal-safe; needs no_new_privs
- * (or CAP_SYS_ADMIN).  Returns 0 or -errno. */
+ * (or CAP_SYS_ADMIN).  Returns 0, or -1 with errno. */
 int seccomp_policy_install(const struct seccomp_policy *p);
 void seccomp_policy_free(struct seccomp_policy *p);
 

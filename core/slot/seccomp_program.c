@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The payload's seccomp program as this build carries it: the table of
  * seccomp_policy.c, compiled by libseccomp when gaol was built
@@ -12,6 +13,7 @@
 #include <sys/prctl.h>
 #include <linux/seccomp.h>
 
+#include "util/fail.h"
 #include "slot/seccomp_policy.h"
 
 static const struct sock_filter program[] = {
@@ -23,8 +25,7 @@ int seccomp_policy_build(struct seccomp_policy *p, char *err, size_t errlen)
 	memset(p, 0, sizeof(*p));
 	p->prog.filter = malloc(sizeof(program));
 	if (!p->prog.filter) {
-		snprintf(err, errlen, "seccomp: program errno=%d", errno);
-		return -1;
+		return fail(err, errlen, "seccomp: program errno=%d", errno);
 	}
 	memcpy(p->prog.filter, program, sizeof(program));
 	p->prog.len = (unsigned short)(sizeof(program) / sizeof(program[0]));
@@ -33,9 +34,7 @@ int seccomp_policy_build(struct seccomp_policy *p, char *err, size_t errlen)
 
 int seccomp_policy_install(const struct seccomp_policy *p)
 {
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->prog, 0, 0) < 0)
-		return -errno;
-	return 0;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p->prog, 0, 0) < 0 ? -1 : 0;
 }
 
 void seccomp_policy_free(struct seccomp_policy *p)

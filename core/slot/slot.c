@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * slot: a worker's slot, prepared once by the worker before any run: the
  * mount points its runs' mount views are built on, the cgroup, the payload's environment, the seccomp program and the
@@ -32,9 +33,8 @@
 #include <linux/sched.h>
 
 
+#include "util/fail.h"
 #include "conf/config.h"
-#include "inside/inside.h"
-#include "run/sandbox.h"
 #include "slot/keep.h"
 #include "slot/netns.h"
 #include "slot/slot.h"
@@ -55,8 +55,7 @@ static int make_skeleton(struct slot *s, char *err, size_t errlen)
 	for (size_t i = 0; i < N(dirs); i++) {
 		snprintf(path, sizeof(path), "%s/%s", s->state_dir, dirs[i]);
 		if (mkdir_p(path, i == 0 ? 0755 : 0700) < 0) {
-			snprintf(err, errlen, "sandbox: skeleton %s errno=%d", path, errno);
-			return -1;
+			return fail(err, errlen, "sandbox: skeleton %s errno=%d", path, errno);
 		}
 	}
 	return 0;
@@ -129,9 +128,8 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, char *const *rea
 		snprintf(name, sizeof(name), "uid%u", (unsigned)slot->uid);
 	snprintf(slot->state_dir, sizeof(slot->state_dir), "%s/%s", cfg->state_dir, name);
 	if (mkdir_p(cfg->state_dir, 0711) < 0) {
-		snprintf(err, errlen, "sandbox: state dir %s errno=%d",
-			 cfg->state_dir, errno);
-		return -1;
+		return fail(err, errlen, "sandbox: state dir %s errno=%d",
+			    cfg->state_dir, errno);
 	}
 	char cg_name[sizeof(name) + sizeof(cfg->instance) + 1];
 	snprintf(cg_name, sizeof(cg_name), "%s/%s", cfg->instance, name);
@@ -146,8 +144,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, char *const *rea
 	    (!(kept & KEEP_TEMPLATE) && template_build(slot, err, errlen) < 0))
 		return -1;
 	if (build_env(slot, cfg) < 0) {
-		snprintf(err, errlen, "sandbox: environment errno=%d", errno);
-		return -1;
+		return fail(err, errlen, "sandbox: environment errno=%d", errno);
 	}
 	if (seccomp_policy_build(&slot->seccomp, err, errlen) < 0)
 		return -1;
@@ -164,7 +161,6 @@ void slot_free(struct slot *slot)
 {
 	if (!slot->ready)
 		return;
-	sandbox_release(slot);
 	template_drop(slot);
 	slot->ready = false;
 	if (slot->envp) {

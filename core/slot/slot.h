@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * slot: what a worker prepares once, before any run: its identity (UID and
  * passwd), cgroup, state directory and skeleton root, the payload's
@@ -28,7 +29,7 @@ struct slot {
 	struct slot_cgroup cg;
 	const struct gaol_config *cfg;
 	char *const *reach;      /* host paths a run's init reaches (slot/prune.h) */
-	char state_dir[4096];    /* <state>/slot<N>: skeleton root, scratch */
+	char state_dir[4096];    /* <state>/uid<UID>[-<lane>]: root, scratch */
 	char **envp;             /* the payload's environment (allowlist) */
 	int netns_fd;            /* the next run's loopback-only network namespace */
 	bool netns_used;         /* a run entered it: make a fresh one, or reuse it */

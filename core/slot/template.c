@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * template: the part of a run's mount view that no run changes, built once
  * per slot by its worker in a mount namespace of the slot's own, which the
@@ -18,8 +19,7 @@
 #include <unistd.h>
 
 #include "conf/config.h"
-#include "inside/inside.h"
-#include "inside/neutral.h"
+#include "slot/neutral.h"
 #include "slot/prune.h"
 #include "slot/template.h"
 #include "util/fail.h"
@@ -27,10 +27,9 @@
 
 /* The new root: read-only binds of these host paths (symlinks are copied as
  * symlinks, missing paths skipped).  Everything else of the host is absent. */
-const char *const root_allow[] = {
+static const char *const root_allow[] = {
 	"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 };
-const size_t root_allow_n = N(root_allow);
 
 /* Mount points and directories of a run's root. */
 static const char *const root_dirs[] = {
@@ -58,24 +57,31 @@ static const struct {
 	{ "stdout", "/proc/self/fd/1" }, { "stderr", "/proc/self/fd/2" },
 };
 
-/* Each step below returns NULL, or the name of the step that failed with
- * errno set. */
+/* A step of the build failed: "sandbox: template: <step> errno=N" in err. */
+static int step_failed(char *err, size_t errlen, const char *step)
+{
+	return fail(err, errlen, "sandbox: template: %s errno=%d", step, errno);
+}
+
+/* Each step below returns 0, or -1 with the step and errno in err: TRY is
+ * that for one system call, in a function with err and errlen. */
 #define TRY(call, step)                                                        \
 	do {                                                                   \
 		if ((call) < 0)                                                \
-			return (step);                                         \
+			return step_failed(err, errlen, (step));               \
 	} while (0)
 
-static const char *bind_ro(const char *src, const char *dst, const char *step)
+static int bind_ro(const char *src, const char *dst, const char *step, char *err,
+		   size_t errlen)
 {
 	TRY(mount(src, dst, NULL, MS_BIND, NULL), step);
 	TRY(mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
 		  NULL), step);
-	return NULL;
+	return 0;
 }
 
 /* The skeleton: empty mount points and the allowlist's top-level symlinks. */
-static const char *fill_root(const struct slot *s, const char *root)
+static int fill_root(const struct slot *s, const char *root, char *err, size_t errlen)
 {
 	char path[PATH_MAX], target[PATH_MAX];
 
@@ -107,12 +113,12 @@ static const char *fill_root(const struct slot *s, const char *root)
 		snprintf(path, sizeof(path), "%s/sys/fs/cgroup/%s", root, s->cg.hierarchy[i]);
 		TRY(mkdir(path, 0755), "skeleton");
 	}
-	return NULL;
+	return 0;
 }
 
 /* /dev: a small read-only tmpfs of device nodes; /dev/shm in it is each
  * run's own tmpfs (mounts_build_static). */
-static const char *build_dev(const char *dev)
+static int build_dev(const char *dev, char *err, size_t errlen)
 {
 	TRY(mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC,
 		  "size=64k,nr_inodes=64,mode=0755"), "mount /dev");
@@ -133,10 +139,10 @@ static const char *build_dev(const char *dev)
 	close(dfd);
 	errno = saved;
 	if (failed)
-		return failed;
+		return step_failed(err, errlen, failed);
 	TRY(mount(NULL, dev, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC,
 		  "size=64k,nr_inodes=64,mode=0755"), "remount /dev");
-	return NULL;
+	return 0;
 }
 
 /* /usr/local is the host's own (nothing a language needs is there): hidden
@@ -154,7 +160,8 @@ static bool usr_local_wanted(const struct gaol_config *cfg)
  * /usr/local, the identity files (neutral.h), each under a file of the
  * slot's neutral tmpfs at ids (which stays mounted for the runs' /proc
  * binds: mounts_build_static). */
-static const char *bind_neutral(const struct slot *s, const char *root, const char *ids)
+static int bind_neutral(const struct slot *s, const char *root, const char *ids,
+			char *err, size_t errlen)
 {
 	char src[PATH_MAX], path[PATH_MAX];
 
@@ -176,16 +183,14 @@ static const char *bind_neutral(const struct slot *s, const char *root, const ch
 			continue;
 		snprintf(src, sizeof(src), "%s/%s", ids, NEUTRAL_EMPTY_FILE);
 		snprintf(path, sizeof(path), "%s%s", root, root_masked[i]);
-		const char *failed = bind_ro(src, path, "mask service config");
-		if (failed)
-			return failed;
+		if (bind_ro(src, path, "mask service config", err, errlen) < 0)
+			return -1;
 	}
 	snprintf(path, sizeof(path), "%s/usr/local", root);
 	if (!usr_local_wanted(s->cfg) && access(path, F_OK) == 0) {
 		snprintf(src, sizeof(src), "%s/%s", ids, NEUTRAL_EMPTY_DIR);
-		const char *failed = bind_ro(src, path, "mask /usr/local");
-		if (failed)
-			return failed;
+		if (bind_ro(src, path, "mask /usr/local", err, errlen) < 0)
+			return -1;
 	}
 	for (size_t i = 0; i < neutral_n_binds; i++) {
 		if (!strncmp(neutral_binds[i].target, "/proc/", 6))
@@ -194,41 +199,41 @@ static const char *bind_neutral(const struct slot *s, const char *root, const ch
 		if (!neutral_binds[i].required && access(path, F_OK) < 0)
 			continue;
 		snprintf(src, sizeof(src), "%s/%s", ids, neutral_binds[i].name);
-		const char *failed = bind_ro(src, path, "bind neutral files");
-		if (failed)
-			return failed;
+		if (bind_ro(src, path, "bind neutral files", err, errlen) < 0)
+			return -1;
 	}
-	return NULL;
+	return 0;
 }
 
-static const char *build(const struct slot *s, const char *root, const char *ids)
+static int build(const struct slot *s, const char *root, const char *ids, char *err,
+		 size_t errlen)
 {
-	const char *failed;
 	char path[PATH_MAX];
 
 	TRY(mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV,
 		  "size=1m,nr_inodes=1024,mode=0755"), "mount root");
-	if ((failed = fill_root(s, root)))
-		return failed;
+	if (fill_root(s, root, err, errlen) < 0)
+		return -1;
 	for (size_t i = 0; i < N(root_allow); i++) {
 		struct stat st;
 		if (lstat(root_allow[i], &st) < 0 || !S_ISDIR(st.st_mode))
 			continue;
 		snprintf(path, sizeof(path), "%s%s", root, root_allow[i]);
-		if ((failed = bind_ro(root_allow[i], path, "bind allowlist")))
-			return failed;
+		if (bind_ro(root_allow[i], path, "bind allowlist", err, errlen) < 0)
+			return -1;
 	}
 	for (size_t i = 0; i < s->cfg->n_root_extra; i++) {
 		snprintf(path, sizeof(path), "%s%s", root, s->cfg->root_extra[i]);
-		if ((failed = bind_ro(s->cfg->root_extra[i], path, "bind RUN_ROOT_EXTRA")))
-			return failed;
+		if (bind_ro(s->cfg->root_extra[i], path, "bind RUN_ROOT_EXTRA", err,
+			    errlen) < 0)
+			return -1;
 	}
 	snprintf(path, sizeof(path), "%s/dev", root);
-	if ((failed = build_dev(path)) || (failed = bind_neutral(s, root, ids)))
-		return failed;
+	if (build_dev(path, err, errlen) < 0 || bind_neutral(s, root, ids, err, errlen) < 0)
+		return -1;
 	/* Private: a run's copy of it shares no mount event with it. */
 	TRY(mount(NULL, root, NULL, MS_REC | MS_PRIVATE, NULL), "make template private");
-	return NULL;
+	return 0;
 }
 
 /* The mount namespace the process started in (the host's), and its root
@@ -355,21 +360,18 @@ int template_build(struct slot *s, char *err, size_t errlen)
 	snprintf(ids, sizeof(ids), "%s/ids", s->state_dir);
 	/* A slave of the host's: the host's later mounts (a language's
 	 * toolchain on a new filesystem) reach it, none of its reach the host. */
-	const char *failed = NULL;
+	int rc = 0;
 	if (unshare(CLONE_NEWNS) < 0)
-		failed = "own mount namespace";
+		rc = step_failed(err, errlen, "own mount namespace");
 	else if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
-		failed = "make / a slave";
+		rc = step_failed(err, errlen, "make / a slave");
 	else if ((s->template_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		failed = "open its root";
-	else if (!(failed = build(s, root, ids)) && s->reach)
+		rc = step_failed(err, errlen, "open its root");
+	else if ((rc = build(s, root, ids, err, errlen)) == 0 && s->reach)
 		prune(&reach);
-	int saved = errno;
 	reach_free(&reach);
-	if (!failed && (s->template_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0) {
-		failed = "open its mount namespace";
-		saved = errno;
-	}
+	if (rc == 0 && (s->template_ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0)
+		rc = step_failed(err, errlen, "open its mount namespace");
 	/* Back home, whatever happened: a failed template's namespace goes
 	 * when nothing holds it. */
 	if (go_home(cwd) < 0) {
@@ -378,11 +380,9 @@ int template_build(struct slot *s, char *err, size_t errlen)
 			    "namespace errno=%d", errno);
 	}
 	close(cwd);
-	if (failed) {
+	if (rc < 0)
 		template_drop(s);
-		return fail(err, errlen, "sandbox: template: %s errno=%d", failed, saved);
-	}
-	return 0;
+	return rc;
 }
 
 pid_t template_clone(const struct slot *s, long (*clone_fn)(void *), void *arg)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * template: the read-only part of every run's mount view that no run
  * changes, built once per slot by its worker, in a mount namespace of the
@@ -6,7 +7,7 @@
  * those a run reaches, slot/prune.h): at <slot>/root a 1 MiB tmpfs with
  * the skeleton (mount points, the allowlist's top-level symlinks), the
  * allowlist and RUN_ROOT_EXTRA bound read-only, /dev, and the neutral files
- * (inside/neutral.h) over the host's outside /proc; at <slot>/ids the
+ * (slot/neutral.h) over the host's outside /proc; at <slot>/ids the
  * neutral tmpfs the runs' /proc binds come from.  Nothing of it is mounted
  * in the host's namespace: the slot holds the namespace by an fd, and it
  * goes with the slot.  The clone that starts a run's init is made from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tree: directory trees handled as root on behalf of untrusted programs
  * (see tree.h).  Nothing here follows a symbolic link; the walking is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tree: directory trees handled as root on behalf of untrusted programs:
  * copied out of a finished run (a build's output) and removed, without ever

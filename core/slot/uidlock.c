@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * uidlock: one flock per slot UID (see uidlock.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * uidlock: a slot's UID belongs to one gaol at a time.  Several instances
  * (GAOL_INSTANCE) may share a machine, but never a UID: a slot is named by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cpus: which CPU a worker's own work runs on (docs/design.md, "CPU
  * placement").  A worker, its judging lanes and the inits they clone stay on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fail: see fail.h. */
 #include <stdarg.h>
 #include <stdio.h>

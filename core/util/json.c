@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* json: see json.h. */
 #include <json-c/json.h>
 #include <math.h>

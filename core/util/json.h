@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * json: the one strict parser of a JSON object, shared by the request
  * bodies (core/api/request.c) and the language manifests

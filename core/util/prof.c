@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* prof: step timing of a worker's cycle (prof.h); empty without
  * -DGAOL_PROFILE. */
 #include "util/prof.h"

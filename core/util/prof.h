@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * prof: where a worker's cycle goes (issue 13), step by step.  Compiled in
  * only with -DGAOL_PROFILE (`make BUILD=build-prof CFLAGS='-O2 -g

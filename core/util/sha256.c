@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SHA-256 as FIPS 180-4 gives it (section 6.2), one call for a whole buffer. */
 #include <string.h>
 

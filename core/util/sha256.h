@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sha256: SHA-256 (FIPS 180-4) of a buffer, for the compile cache's entry
  * names (judge/cache.c).  Here rather than OpenSSL's: loading libcrypto

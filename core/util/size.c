@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* size: "512m" to bytes (see size.h). */
 #include <limits.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * size: a size string as the Codebattle runner takes them, "512m", "1g",
  * "65536", "64k" (powers of 1024), for the configuration and lang.json.

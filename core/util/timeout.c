@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * timeout: "<n>ms", "<n>s" or "<n>m" to milliseconds.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * timeout: the request's "timeout" string, "<n>ms", "<n>s" or "<n>m".
  */

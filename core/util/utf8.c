@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * utf8: strict UTF-8 repair.  Overlong forms, surrogates (U+D800..U+DFFF) and
  * code points above U+10FFFF are invalid.  Each maximal subpart of an invalid

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * utf8: program output made safe for a JSON string.  Invalid UTF-8 becomes
  * U+FFFD (one per maximal invalid subsequence, as the Unicode standard

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* util: see util.h. */
 #define _GNU_SOURCE
 #include <errno.h>

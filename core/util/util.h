@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * util: the small rules every part of gaol shares, each with one home: the
  * clock, the hash, closing an fd, writing a whole buffer, what a plain file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* walk: see walk.h. */
 #define _GNU_SOURCE
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * walk: the one directory walker.  Iterative (a stack of open directories,
  * never recursion), never following a symbolic link, at most WALK_DEPTH_MAX

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # gaol front: renders the nginx configuration for a front in front of
 # several gaol hosts into a directory.
 #

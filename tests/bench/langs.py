@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """`make bench-langs`: issue 13's language and one-shot figures, each next to
 its peer, measured in this one invocation (the machine is shared: compare
 the ratios, medians throughout), with the target met or not.

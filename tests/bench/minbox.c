@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * minbox: the least a fresh sandbox per request costs, served the way gaol
  * serves it, so that make bench-throughput can set issue 13's throughput

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The tables of `make bench`, from what tests/bench/run.sh and
 tests/bench/service.py left in <out>: printed, written to <out>/results.txt
 and, with --doc, as Markdown (docs/bench.md).  Medians and ratios only; a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # gaol's benchmark (`make bench`): what one run costs, against the bare cost of
 # starting the same command and against a peer sandbox, all measured in this
 # one invocation so that the ratios compare like with like.

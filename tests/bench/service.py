@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """gaol's benchmark, the part that needs the real languages (called by
 tests/bench/run.sh; standard library only).
 

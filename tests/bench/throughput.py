@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The figures of tests/bench/throughput.sh (make bench-throughput), each
 next to its peer with the target met or not: printed, written to
 <out>/results.txt and, with --doc, into docs/bench.md between the

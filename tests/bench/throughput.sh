@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make bench-throughput (issue 13): POST /run through nginx against the
 # unsandboxed floor of the same shape, on the same nginx, in one run.
 #

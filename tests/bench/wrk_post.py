@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tests/bench/wrk_post.py REQUEST LUA: writes wrk's script that POSTs the
 JSON body in REQUEST (the benchmark's /run request), for tests/bench/run.sh
 and tests/bench/throughput.sh."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Simulated gaol hosts on this machine, for `make test-cluster`.
 
 Topology (everything named gcl*, every address only inside these namespaces):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`make test-cluster`: three gaol hosts on this machine (network namespaces
 with veth links, see cluster.py), each its own gaol instance on FastCGI over
 TCP, behind nginx fronts configured by nginx/cluster/render.sh.  A bounded

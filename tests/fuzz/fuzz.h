@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz: what the libFuzzer targets of tests/fuzz share.  Each target is one
  * file, fuzz_<name>.c, that feeds LLVMFuzzerTestOneInput's bytes to one entry

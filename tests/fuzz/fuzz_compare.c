@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The streaming comparator (judge.h): compare_feed over any chunking of the
  * actual output agrees with compare_equal on the whole of it, answers 1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eval_request_parse (judge.h): any /evaluate body is either a request
  * within the documented limits (no test at all is one) or a refusal with a

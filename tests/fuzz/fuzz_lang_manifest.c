@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lang_parse_manifest (lang.h): any lang.json text is either a language
  * whose fields meet the header's checks or a refusal with a reason.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run_request_parse (request.h): any body is either a request of the right
  * shape or a refusal with a reason; never a crash, a leak or a read past the

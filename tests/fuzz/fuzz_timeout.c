@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * timeout_parse (timeout.h) against a reference written from its header:
  * one or more ASCII digits, a value above 0, then exactly "ms", "s" or "m";

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * utf8_repair and utf8_json_string (utf8.h): whatever bytes a program
  * writes, the repaired text is valid UTF-8 within 3 bytes per input byte,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # gaol: runs the libFuzzer targets of tests/fuzz (built by `make fuzz-build`).
 #
 #   tests/fuzz/run.sh smoke SECONDS   each target from the committed corpus;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Codebattle's client side, rewritten in Python from its sources
 (hexlet-codebattle/codebattle), for test_client_codebattle.py:
 

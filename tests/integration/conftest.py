@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The integration tests talk HTTP to the real thing: nginx/stack.sh started as
 `make run` starts it (nginx + spawn-fcgi + the gaol-fcgi pool), on a free port,
 with the binaries of $BUILD (default "build").

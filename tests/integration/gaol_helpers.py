@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Helpers for the integration tests: an HTTP client on the standard library,
 a running stack (nginx/stack.sh: nginx + spawn-fcgi + gaol-fcgi) and its
 processes, and python snippets run through POST /run.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The host's cgroup2 mount as RUN_CGROUP_FAVORDYNMODS (core/slot/dynmods.c)
 changes it, read and given back, for its test and for `make bench-langs`."""
 

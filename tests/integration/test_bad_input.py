@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Bad input: malformed HTTP requests against the real stack (README, "Status
 codes").  Each one gets its documented status -- 400 for a /run body, 422
 for an /evaluate body, 405, 404, 411, 413, 415 -- with a JSON body holding

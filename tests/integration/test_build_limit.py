@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/api.md ("How a request is judged", step 1): an /evaluate build has
 10 s of wall clock, not counting up to 10 s more in which a thread of it
 waited in the kernel uninterruptibly (state D: a compiler faulting its files

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """RUN_CGROUP_FAVORDYNMODS (core/slot/dynmods.c): on a host whose controllers
 are on cgroup v1, gaol remounts the cgroup2 superblock with favordynmods, so
 that a run's init joining its slot's cgroups waits for no RCU grace period.

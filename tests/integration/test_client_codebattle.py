@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Codebattle's app as the client, unchanged (issue 12): requests built as
 remote_zig.ex builds them, checkers generated as the runner generates them
 (checker_generator.ex + priv/templates/<slug>.eex), answers judged by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """CompiCode's client, unchanged, against gaol's POST /evaluate (issue 12).
 
 Written from SanjayMarathi/CompiCode, which is the specification here:

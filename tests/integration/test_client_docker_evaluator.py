@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docker-evaluator's contract, against gaol's POST /evaluate (issue 12).
 
 Written from arifahmedozturk/Docker-Evaluator, which is the specification:

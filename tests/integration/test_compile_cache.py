@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Issue 11, findings 4, 5 and 8: what a build may leave, and the compile
 cache that keeps it (docs/api.md "POST /evaluate", README "Security").
 

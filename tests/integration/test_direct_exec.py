@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A recipe that is `exec <path> <plain words>` is exec'd by init itself,
 without /bin/sh (core/lang/recipe.c, lang_direct_argv; core/inside/init.c).
 What the program gets and what the client reads must be what dash gave:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/api.md ("POST /evaluate") and docs/design.md ("Judging"): judging a program against test cases
 through the real stack.  Every verdict is provoked by a real program, in each
 language that has build/run targets and is installed here (c, cpp, python,

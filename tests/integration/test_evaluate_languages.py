@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/api.md ("POST /evaluate") for every language beyond test_evaluate.py's
 (c, cpp, python, java): each verdict is provoked by a real program through
 the real stack — the language directory's `build` once per request, its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Fault injection against the real stack (nginx/stack.sh): what happens when
 a part of the service dies or runs out of something, and that it recovers.
 

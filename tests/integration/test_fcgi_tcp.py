@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """FastCGI over TCP: gaol-fcgi serves a TCP socket that spawn-fcgi (-a/-p)
 hands over, and libfcgi accepts connections only from the front ends listed
 in FCGI_WEB_SERVER_ADDRS.  FastCGI has no authentication, so gaol-fcgi

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Hostile tenants against the service itself (issue 11, findings 1 and 2):
 one request may not cost the host more than its answer cap, its pool memory
 and its wall-clock budget.  Each test makes the attack through the real

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Hostile tenants against the service itself (issue 11): no request may cost
 the host or the other tenants more than its share.  Each test makes the
 attack through the real stack, asserts it was stopped, then that the host is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/api.md: the HTTP API, one test per promise — status codes and the
 rule that every error, nginx's own included, is JSON {"error": ...}."""
 

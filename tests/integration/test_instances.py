@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Several gaol instances on one machine (GAOL_INSTANCE): each has its own
 cgroup parent, state directory and socket; instances with different
 RUN_UID_BASE never touch each other's slots, and an instance whose UIDs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """gaol-run --keep: a one-shot CLI's slot kept between starts (core/slot/keep.h,
 docs/design.md "What a run reuses"), as isolate keeps a box between --init and
 --cleanup.  What is kept is the slot's cgroups, its template mount namespace

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The languages' start-up shells (probe, `make -s -n` of each target) are
 cached between starts in the state directory, keyed by what they depend on
 (core/lang/shellcache.c): a start whose inputs are unchanged runs no probe,

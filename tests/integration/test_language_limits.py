@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/api.md ("Languages") and the Codebattle table: each language's memory default
 (lang.json mem_max) is the limit enforced on its runs.  The limit is written
 into the slot's cgroup for each run and stays there afterwards, so a stack of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/api.md ("Languages") over HTTP: a+b in each language of `make run` (python, js,
 cpp, java), and every example of tests/integration/examples/<slug>/<case>/
 (the request's files under the language's file names, asserts.json, and

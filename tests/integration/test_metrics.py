@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """GET /metrics (issue 15): Prometheus' text format, parsed with Debian's
 python3-prometheus-client; its counters move by exactly what was asked, live
 in shared memory (a worker killed and respawned loses none), and nginx serves

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The prefork pool and the stack's life cycle: a killed worker is replaced,
 /shutdown stops gracefully only when allowed, Ctrl-C stops everything, a bad
 configuration value stops the start naming the variable."""

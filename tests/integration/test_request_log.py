@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Request logs (issue 15): each request gaol-fcgi answers leaves exactly one
 JSON line on its stderr, with the id the client saw in X-Request-Id (nginx's
 $request_id, passed as GAOL_REQUEST_ID), the route, language, status, outcome

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/api.md ("POST /run"), response 200: what the program did, told honestly —
 timeouts, signals, exit codes, output as valid JSON, the extensions."""
 

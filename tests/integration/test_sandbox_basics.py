@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/design.md ("The sandbox step by step") seen over HTTP: the basics every run gets.  The hostile
 programs live in tests/isolation; these are the promises a user can check
 with one request."""

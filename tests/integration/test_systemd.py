@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """README.md (`make install`: systemd units under PREFIX): the units in
 systemd/, rendered as the Makefile's install target renders them, pass
 `systemd-analyze verify`, keep the promises a deployment relies on (graceful

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The slot's template holds a copy of a host mount only when a run reaches it
 (core/slot/prune.h, docs/design.md "Mount views"): the state directory, the
 languages' directories and overlay paths, each through whatever mounts and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Issue 29: no correct program judged wrong.  A correct program gets OK
 whether its build is cached or not, whatever runs beside it; the deadlines
 count from the program's start (docs/api.md, "How a request is judged").

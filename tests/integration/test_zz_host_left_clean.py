@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Runs last: after every stack of the session has stopped, nothing of theirs
 is left on the host — no process of a slot UID, no new mount, no file in /tmp
 made by a run, no memory cgroup made for a slot and left beside it."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Runs last: every answer gaol-fcgi gave during the session, through
 gh.request (the tests' HTTP client), left exactly one JSON line in its
 stack's log, with the id the client saw in X-Request-Id and the same status

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Isolation tests: hostile programs against the real service (docs/design.md, "The sandbox step by step").
 
 Every test sends a real hostile program through POST /run and asserts two

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The isolation tests' view of gaol: the service under attack, the hostile
 programs sent to it, and what "the host is unchanged" means, measured.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/design.md ("Accounting"), docs/api.md (memory_peak_kb, cpu_ms,
 oom_killed, MLE): what a run spent is measured by its cgroup, the same
 figures on a cgroup v1 (hybrid) host and on a cgroup v2-only one (`make vm`),

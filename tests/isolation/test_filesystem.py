@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/design.md ("The sandbox step by step"), filesystem: a read-only root built from an allowlist,
 /sandbox an overlay whose lower layer (the language directory) never changes,
 a fresh size-capped /tmp and /dev/shm per run, a fresh /proc with /proc/sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/design.md ("The sandbox step by step"), identity: the payload runs as its slot's UID with no
 groups, no capabilities and no_new_privs, cannot get uid 0 back, sees an
 environment built from an allowlist, and nothing of the runner's."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/design.md ("The sandbox step by step"), network: a namespace with a loopback only and no route.
 The service's own port and the host's addresses are out of reach.  (The
 only traffic these tests send outside 127.0.0.1 is the host-address attempt,

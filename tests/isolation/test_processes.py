@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/design.md ("The sandbox step by step"), processes: PID 1 of the run is the runner's init, and when
 it dies everything inside dies, so nothing outlives its run; signals from
 inside reach nothing outside; concurrent runs cannot see each other."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/design.md ("The sandbox step by step"), limits: a fork bomb hits the pids limit, a memory bomb is
 the cgroup's own OOM kill, output is capped as it crosses, a run is stopped
 at its timeout; and what a run spent is reported honestly (seed 001)."""

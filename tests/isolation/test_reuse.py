@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/design.md ("What a run reuses"): kernel state that may serve the slot's
 next run is reused only when proven empty, and nothing a run leaves in it is
 visible to the next.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """docs/design.md ("The sandbox step by step"), seccomp: escape and kernel-manipulation calls kill the
 process (SIGSYS, exit_code 159); namespace creation answers EPERM and the
 program carries on; clone3 answers ENOSYS; io_uring answers EPERM; x32

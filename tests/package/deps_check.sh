@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A plain `make` on a machine without the build dependencies stops before the
 # compiler, with one line naming what is missing and `make deps` (issue 15:
 # it used to fail on "fcgiapp.h: No such file or directory").  The missing

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `make install` lays out the files of the Debian package (README: for hosts
 # without dpkg): the same paths, apart from what debhelper adds (the
 # changelog and copyright under /usr/share/doc, lintian's overrides, man

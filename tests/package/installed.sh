@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The Debian package, tested as installed (make test-package):
 #
 #   tests/package/installed.sh build/gaol_<version>_<arch>.deb

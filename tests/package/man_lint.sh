@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The man pages (docs/man/*.[1-8]): `mandoc -Tlint` reports nothing, at any
 # level, and `man -l` renders each one.
 #

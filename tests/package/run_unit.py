@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs a systemd service unit's ExecStart the way systemd would, for hosts
 where systemd is not PID 1 (the package test's chroot).  It does what the
 unit's keys below ask, and refuses a unit with a key it does not know, so

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Soak: the real stack (nginx/stack.sh, as `make run` starts it) under a
 mixed load for SOAK_SECONDS, then what it grew.
 

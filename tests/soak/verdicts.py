@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Verdict stability (issue 29): no correct program judged wrong, warm or
 cold, whatever runs beside it.
 

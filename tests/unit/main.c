@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Runs every unit suite; exits non-zero when a test fails.  CK_RUN_SUITE and
  * CK_RUN_CASE (libcheck's own variables) select a part; CK_FORK=no runs the

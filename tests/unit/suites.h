@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The unit test suites, one per core module; main.c runs them all.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cgroup: the kernel's file formats that the per-run accounting reads.  The
  * v2 ones are what a pure cgroup v2 host has (this project's CI host is
@@ -6,7 +7,6 @@
 #include <string.h>
 
 #include "slot/cgroup.h"
-#include "slot/pool.h"
 #include "suites.h"
 
 START_TEST(cgroup_v2_cpu_stat_gives_usage_usec)
@@ -62,7 +62,7 @@ START_TEST(cgroup_slots_are_made_beside_the_pool)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char own[128];
 		strcpy(own, cases[i][0]);
-		pool_unnest(own, "gaol/uid41001");
+		cgroup_unnest_pool(own, "gaol/uid41001");
 		ck_assert_str_eq(own, cases[i][1]);
 	}
 }

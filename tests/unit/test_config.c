@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * config_from_env and parse_size: the defaults of docs/api.md
  * ("Configuration"), and every
@@ -634,13 +635,14 @@ START_TEST(config_duration_default_and_bounds)
 }
 END_TEST
 
-/* docs/api.md's configuration table, found from the working directory (make
- * unit) or beside the build directory; NULL when neither has it. */
-static FILE *open_api_md(void)
+/* A file of the repository (name relative to its root), found from the
+ * working directory (make unit) or beside the build directory; NULL when
+ * neither has it. */
+static FILE *open_doc(const char *name)
 {
-	char exe[4096], path[4200];
+	char exe[4096], path[4400];
 	ssize_t n;
-	FILE *f = fopen("docs/api.md", "r");
+	FILE *f = fopen(name, "r");
 
 	if (f != NULL)
 		return f;
@@ -649,8 +651,19 @@ static FILE *open_api_md(void)
 		return NULL;
 	exe[n] = '\0';
 	*strrchr(exe, '/') = '\0';
-	snprintf(path, sizeof(path), "%s/../docs/api.md", exe);
+	snprintf(path, sizeof(path), "%s/../%s", exe, name);
 	return fopen(path, "r");
+}
+
+static FILE *open_api_md(void)
+{
+	return open_doc("docs/api.md");
+}
+
+/* The default a row shows. */
+static const char *shown(const struct config_var *var)
+{
+	return var->shown ? var->shown : var->def;
 }
 
 /* The table of docs/api.md is the code's table, row by row, in order: the
@@ -686,6 +699,109 @@ START_TEST(config_table_is_the_documented_table)
 }
 END_TEST
 
+/* README.md's configuration table (its section "Configuration") names
+ * every variable of the code's table, and a row of one variable shows the
+ * code's default. */
+START_TEST(config_readme_table_agrees)
+{
+	FILE *f = open_doc("README.md");
+	char line[8192], want[1024];
+	bool seen[64] = { false };
+	size_t i;
+
+	bool in_section = false;
+
+	ck_assert_msg(f != NULL, "README.md not found");
+	ck_assert_uint_le(config_table_len, 64);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		const char *cell = line + 1, *end = strchr(cell, '|');
+		size_t named = 0, which = 0;
+
+		if (strncmp(line, "## ", 3) == 0)
+			in_section = strcmp(line, "## Configuration\n") == 0;
+		if (!in_section || line[0] != '|' || end == NULL)
+			continue;
+		for (i = 0; i < config_table_len; i++) {
+			snprintf(want, sizeof(want), "`%s`", config_table[i].name);
+			const char *at = strstr(cell, want);
+			if (at != NULL && at < end) {
+				seen[i] = true;
+				named++;
+				which = i;
+			}
+		}
+		if (named != 1 || strncmp(cell, " `", 2) != 0 ||
+		    strchr(cell + 2, '`') + 1 != end - 1)
+			continue;       /* a row of several, or of none */
+		snprintf(want, sizeof(want), "| %s |", shown(&config_table[which]));
+		ck_assert_msg(strncmp(end, want, strlen(want)) == 0, "README.md's "
+			      "default of %s is not config.c's \"%s\":\n%s",
+			      config_table[which].name, shown(&config_table[which]), line);
+	}
+	fclose(f);
+	for (i = 0; i < config_table_len; i++)
+		ck_assert_msg(seen[i], "README.md's configuration leaves out %s",
+			      config_table[i].name);
+}
+END_TEST
+
+/* gaol(7) has an entry for every variable. */
+START_TEST(config_man_page_lists_every_variable)
+{
+	FILE *f = open_doc("docs/man/gaol.7");
+	char line[4096], want[256];
+	bool seen[64] = { false };
+	size_t i;
+
+	ck_assert_msg(f != NULL, "docs/man/gaol.7 not found");
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, ".It Ev ", 7) != 0)
+			continue;
+		for (i = 0; i < config_table_len; i++) {
+			snprintf(want, sizeof(want), "Ev %s", config_table[i].name);
+			const char *at = strstr(line, want);
+			size_t k = at ? strlen(want) : 0;
+			if (at && (at[k] == '\n' || at[k] == ' '))
+				seen[i] = true;
+		}
+	}
+	fclose(f);
+	for (i = 0; i < config_table_len; i++)
+		ck_assert_msg(seen[i], "gaol(7) has no entry for %s",
+			      config_table[i].name);
+}
+END_TEST
+
+/* /etc/default/gaol's commented-out values are the defaults, as it says. */
+START_TEST(config_etc_default_shows_the_defaults)
+{
+	FILE *f = open_doc("systemd/gaol.default");
+	char line[4096];
+	size_t i, n = 0;
+
+	ck_assert_msg(f != NULL, "systemd/gaol.default not found");
+	while (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		for (i = 0; i < config_table_len; i++) {
+			const struct config_var *var = &config_table[i];
+			size_t len = strlen(var->name);
+			if (line[0] != '#' || strncmp(line + 1, var->name, len) != 0 ||
+			    line[len + 1] != '=')
+				continue;
+			const char *v = line + len + 2;
+			ck_assert_msg(strcmp(v, shown(var)) == 0 ||
+				      (var->def && strcmp(v, var->def) == 0) ||
+				      (*v == '\0' && strcmp(shown(var), "empty") == 0),
+				      "gaol.default: %s, not the default \"%s\"", line,
+				      shown(var));
+			n++;
+		}
+	}
+	fclose(f);
+	ck_assert_uint_gt(n, 0);
+}
+END_TEST
+
 /* Every row the environment may set is read: each variable of the table is
  * one this suite clears before each test. */
 START_TEST(config_table_names_what_the_suite_clears)
@@ -713,6 +829,9 @@ config_suite(void)
 	tcase_add_test(env, config_defaults);
 	tcase_add_test(env, config_table_is_the_documented_table);
 	tcase_add_test(env, config_table_names_what_the_suite_clears);
+	tcase_add_test(env, config_readme_table_agrees);
+	tcase_add_test(env, config_man_page_lists_every_variable);
+	tcase_add_test(env, config_etc_default_shows_the_defaults);
 	tcase_add_test(env, config_unpinned_is_a_flag);
 	tcase_add_test(env, config_request_bounds_default_and_bounds);
 	tcase_add_loop_test(env, config_duration_default_and_bounds, 0,

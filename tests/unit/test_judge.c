@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * judge: the /evaluate request, output comparison as it streams, and verdicts
  * decided on the measurement (docs/api.md, "POST /evaluate"; docs/design.md,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lang: manifests (pure parsing), and langs_load against a language tree
  * built in a temporary directory: slug order, environment overrides, probes

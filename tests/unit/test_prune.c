@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reach (slot/prune.h): which host mounts a slot's template keeps.  A path
  * keeps every mount on the way to what it resolves to, symlinks included,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run_request_parse: the shape of POST /run's body (docs/api.md,
  * "POST /run").  Every

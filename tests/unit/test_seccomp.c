@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The payload's seccomp program as the build carries it (slot/
  * seccomp_program.c): it is the table of seccomp_policy.c compiled by

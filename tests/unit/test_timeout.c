@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * timeout_parse: "<n>ms", "<n>s", "<n>m"; everything else is refused.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tree_copy (slot/tree.c): a build's files copied out as untrusted (issue
  * 11, findings 4 and 5): sparse files stay sparse, the byte and entry

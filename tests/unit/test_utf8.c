@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * utf8: strict repair, one U+FFFD per maximal invalid subpart, and JSON
  * strings that keep NUL and other control bytes (escaped).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * util: file_read_at reads a small file whole, or says it cannot; cpus pins
  * a worker and its lanes round-robin and gives a program the whole set back.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/vm/cmd.sh, sourced by both guests' last stage (guest.sh, plain;
 # systemd-unit.sh, under systemd) once the run directory is mounted on
 # /run/vm-out: prints the cgroup layout, runs the host's cmd file as root in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Stage 2, in the guest's root (the host's / over 9p under a writable
 # overlay; see tests/vm/README.md).  Runs as PID 1 with nothing mounted:
 # mounts what a booted Debian has (cgroup2 alone at /sys/fs/cgroup), names

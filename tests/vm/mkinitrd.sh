@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/vm/mkinitrd.sh KERNEL_VERSION OUT.cpio.gz
 # The guest's initramfs: busybox-static, tests/vm/init as /init, and the
 # modules that mounting the root needs (virtio-pci, 9p over virtio,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/vm/run.sh [--systemd] CMD
 # Boots Debian's stock kernel under qemu with cgroup v2 alone and runs CMD
 # as root in this checkout's directory inside it (see tests/vm/README.md);

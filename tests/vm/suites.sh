@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/vm/suites.sh: what `make test-vm` runs inside the VM (as root, in
 # the checkout's directory; tests/vm/README.md).  Every suite runs even
 # when one before it failed; at the end a table of each suite's result,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/vm/systemd-check.sh: what `make test-vm-systemd` runs inside the VM,
 # under systemd as PID 1 (tests/vm/systemd.sh), as root in the checkout.
 # gaol installed as `make install PREFIX=/usr/local` lays it out (into the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # gaol-vm-check.service's ExecStart (tests/vm/systemd.sh), under systemd
 # as PID 1: mounts the run directory the host shared (tag "out"), prints
 # the cgroup layout systemd made, runs the host's cmd file (for make

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Stage 2 with gaol.mode=systemd (tests/vm/guest.sh hands over to this, as
 # PID 1, with /proc mounted): writes two units into the guest's /etc (the
 # overlay's writable layer; the host's /etc is untouched) and execs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """pytest plugin for the suites inside the VM (tests/vm/suites.sh loads it
 with -p vm_select): deselects, never skips, so that what did not run is
 counted as deselected and not as passed.

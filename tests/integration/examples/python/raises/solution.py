@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 def solution(a, b):
     print("dividing", a, "by", b)
     if b == 0:

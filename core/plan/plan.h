@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plan: what one run's processes share, built before they need it so that
  * they only make system calls.  The worker fills it before clone (or, for a
  * sandbox built ahead of its request, init fills its request part from the
  * wire); the worker keeps the read ends, init and the payload the write
- * ends.  Private to core/run/ and core/inside/.
+ * ends.  Shared by core/run/ and core/inside/, on the floor below both.
  */
 #ifndef GAOL_PLAN_H
 #define GAOL_PLAN_H
@@ -12,7 +13,8 @@
 #include <sys/types.h>
 
 #include "lang/lang.h"
-#include "run/sandbox.h"
+#include "plan/spec.h"
+#include "slot/slot.h"
 
 /* A run's reports, in this order: REPORT_START once the payload has exec'd
  * (init's clock, the same monotonic one as the worker's), then REPORT_EXIT;
@@ -79,7 +81,7 @@ int plan_open(struct plan *p, char *err, size_t errlen);
 void plan_close_init_ends(struct plan *p);
 void plan_close(struct plan *p);
 
-/* The wire (run/wire.c): the worker sends a request to a sandbox built
+/* The wire (plan/wire.c): the worker sends a request to a sandbox built
  * ahead of it; init receives it into *got, and p->spec points there.
  * 0 or -1. */
 int wire_send_request(int fd, const struct sandbox_spec *spec);

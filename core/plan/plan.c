@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plan: see plan.h.  Pure setup work on the worker's side (and string work
  * in init for a sandbox built ahead): pipes, the overlay's options, names.
@@ -9,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run/plan.h"
+#include "util/fail.h"
+#include "plan/plan.h"
 #include "util/util.h"
 
 void plan_close(struct plan *p)
@@ -56,8 +58,7 @@ int plan_layers(struct plan *p, char *err, size_t errlen)
 		p->direct_argv[0] = NULL;
 	return 0;
 fail:
-	snprintf(err, errlen, "sandbox: %s errno=%d", step, errno);
-	return -1;
+	return fail(err, errlen, "sandbox: %s errno=%d", step, errno);
 }
 
 void plan_reset(struct plan *p, struct slot *s)
@@ -80,8 +81,7 @@ int plan_pipes(struct plan *p, unsigned pipes, char *err, size_t errlen)
 			 fcntl(p->in[1], F_SETFL, O_NONBLOCK) < 0)) ||
 	    ((pipes & PIPE_FILE) && pipe2(p->file, O_CLOEXEC) < 0) ||
 	    ((pipes & PIPE_GO) && pipe2(p->go, O_CLOEXEC) < 0)) {
-		snprintf(err, errlen, "sandbox: pipe errno=%d", errno);
-		return -1;
+		return fail(err, errlen, "sandbox: pipe errno=%d", errno);
 	}
 	return 0;
 }
@@ -97,8 +97,7 @@ int plan_open(struct plan *p, char *err, size_t errlen)
 		return -1;
 	if (spec->export_dir &&
 	    (p->export_fd = open(spec->export_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		snprintf(err, errlen, "sandbox: open export dir errno=%d", errno);
-		return -1;
+		return fail(err, errlen, "sandbox: open export dir errno=%d", errno);
 	}
 	return 0;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * neutral: the run's stand-ins for host files (see neutral.h).
  */
@@ -10,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "inside/neutral.h"
+#include "slot/neutral.h"
 
 const struct neutral_bind neutral_binds[] = {
 	{ "passwd", "/etc/passwd", 1 },

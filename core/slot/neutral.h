@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * neutral: the files a run sees in place of the host's own, so that nothing
  * inside identifies the host: passwd and group with the slot's user, a

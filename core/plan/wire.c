@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * wire: a request sent to a sandbox built ahead of it.  The worker encodes
  * it (wire_send_request); init, waiting in its half-built sandbox, decodes
@@ -15,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run/plan.h"
+#include "plan/plan.h"
 #include "util/util.h"
 
 struct wire {
