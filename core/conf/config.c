@@ -501,7 +501,7 @@ const struct config_var config_table[] = {
 	{ "RUN_EVAL_COMPILE_TIMEOUT", read_ms, "10s", 1000, 600000,
 	  AT(eval_compile_ms), NULL, "duration from 1s to 10m",
 	  "wall clock of an /evaluate build (not counting as long again of "
-	  "waiting on the disk or for a CPU); past it the build is CE `Compilation Timeout "
+	  "waiting on the disk, nor waiting for a CPU); past it the build is CE `Compilation Timeout "
 	  "(over N seconds)`. nginx's `fastcgi_read_timeout` of /evaluate must be "
 	  "longer than twice it: nothing is sent while a build runs. The build's "
 	  "time counts against `RUN_REQUEST_BUDGET`, which stops a build still "

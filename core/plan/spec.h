@@ -37,9 +37,9 @@ struct sandbox_spec {
 				  * deadline DEADLINE_ABSOLUTE */
 	long excuse_blocked_ms;  /* without a CPU deadline: up to this much of
 				  * the time a thread of the run waits in the
-				  * kernel uninterruptibly (the disk) or the run
-				  * waits for a CPU is not counted against
-				  * timeout_ms.  0: none */
+				  * kernel uninterruptibly (the disk), and all
+				  * the time the run waits for a CPU, are not
+				  * counted against timeout_ms.  0: neither */
 	size_t output_max;       /* per stream, 0 = no cap */
 	size_t err_keep;         /* nonzero: stderr kept up to it, the rest read
 				  * and dropped (never output_exceeded) */

@@ -15,7 +15,8 @@
 
 struct watch {
 	long t0, last_progress, last_blocked_check;
-	long excused;            /* wall clock not counted (excuse_blocked_ms) */
+	long excused;            /* a build's wall clock not counted: */
+	long excused_disk;       /* of which the disk's (excuse_blocked_ms) */
 	long long last_cpu_us;
 	bool started;            /* the deadlines run (setup_max_ms: from the
 				  * program's start, REPORT_START) */

@@ -217,7 +217,7 @@ def stop_hogs(procs):
 
 
 def run(port, installed, clients=4, seconds=60.0, n_hogs=2, max_tests=200, min_tests=0,
-        seed=1, out=sys.stdout):
+        seed=1, out=sys.stdout, until_tests=0):
     """The load against the stack on port; the tally."""
     langs = [l for l in LANGS if l in installed]
     tally = Tally()
@@ -237,6 +237,8 @@ def run(port, installed, clients=4, seconds=60.0, n_hogs=2, max_tests=200, min_t
             t.start()
         while time.monotonic() - t0 < seconds or tally.tests < min_tests:
             time.sleep(0.5)
+            if until_tests and tally.tests >= until_tests:
+                break
             if time.monotonic() - t0 > max(seconds, 1) * 10:
                 break          # a guard: min_tests out of reach
         stop.set()
@@ -245,7 +247,7 @@ def run(port, installed, clients=4, seconds=60.0, n_hogs=2, max_tests=200, min_t
     finally:
         stop.set()
         stop_hogs(procs)
-    report(tally, langs, clients, n_hogs, time.monotonic() - t0, out)
+        report(tally, langs, clients, n_hogs, time.monotonic() - t0, out)
     return tally
 
 
@@ -275,6 +277,8 @@ def main():
     ap.add_argument("--seconds", type=float,
                     default=float(os.environ.get("VERDICT_SECONDS", 240)))
     ap.add_argument("--min-tests", type=int, default=int(os.environ.get("VERDICT_MIN_TESTS", 0)))
+    ap.add_argument("--until-tests", type=int, default=0,
+                    help="stop once this many tests ran, however long --seconds is")
     ap.add_argument("--clients", type=int, default=4)
     ap.add_argument("--hogs", type=int, default=2)
     ap.add_argument("--max-tests", type=int, default=200)
@@ -284,7 +288,7 @@ def main():
     if args.port:
         installed = gh.installed_langs(gh.request(args.port, "GET", "/health").json())
         tally = run(args.port, installed, args.clients, args.seconds, args.hogs,
-                    args.max_tests, args.min_tests, args.seed)
+                    args.max_tests, args.min_tests, args.seed, until_tests=args.until_tests)
         return 1 if tally.wrong else 0
     state = "%s-verdicts-%d" % (os.environ.get("GAOL_STATE_DIR", "/run/gaol"), os.getpid())
     stack = gh.Stack("verdicts", uid_base=47001 + (os.getpid() % 300) * 20,
@@ -292,7 +296,7 @@ def main():
     try:
         stack.start()
         tally = run(stack.port, stack.installed(), args.clients, args.seconds, args.hogs,
-                    args.max_tests, args.min_tests, args.seed)
+                    args.max_tests, args.min_tests, args.seed, until_tests=args.until_tests)
     finally:
         try:
             stack.stop()
