@@ -14,8 +14,11 @@ import gaol_helpers as gh
 # Reads its whole input (to EOF), sleeps the seconds its first word says and
 # prints its second word: test 0 of the requests below prints at once, test
 # 1 (judged on the other lane) sleeps.
-READ_ALL_THEN_SLEEP = ("import sys, time\nw = sys.stdin.read().split()\n"
-                       "time.sleep(float(w[0]))\nprint(w[1])\n")
+READ_ALL_THEN_SLEEP = ('#include <stdio.h>\n#include <unistd.h>\n'
+                       'int main(){char w[64];double s;int c;'
+                       'if(scanf("%lf %63s",&s,w)!=2)return 1;'
+                       'while((c=getchar())!=EOF);usleep((useconds_t)(s*1e6));'
+                       'puts(w);return 0;}\n')
 
 
 def evaluate(s, code, tests, language="python", timeout=180, **extra):
@@ -42,9 +45,9 @@ def test_a_warm_requests_first_test_gets_its_input_end_at_once(make_stack):
     mounts = gh.mountinfo()
     s = make_stack("stall", env={"RUN_EVAL_PARALLEL": "2"}, concurrency=1)
     tests = [("0 first", "first"), ("4 second", "second")]
-    code = READ_ALL_THEN_SLEEP + "# %s\n" % uuid.uuid4().hex   # new to the cache
-    cold = evaluate(s, code, tests, time_limit_ms=3000)
-    warm = evaluate(s, code, tests, time_limit_ms=3000)
+    code = READ_ALL_THEN_SLEEP + "/* %s */\n" % uuid.uuid4().hex   # new to the cache
+    cold = evaluate(s, code, tests, language="c", time_limit_ms=3000)
+    warm = evaluate(s, code, tests, language="c", time_limit_ms=3000)
     assert cold["compile"].get("cached") is False, cold["compile"]
     assert warm["compile"].get("cached") is True, warm["compile"]
     for doc in (cold, warm):
