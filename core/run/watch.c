@@ -48,18 +48,23 @@ static void build_waits(const struct slot *s, struct watch *w, long now, long *d
  * in from a slow disk spends seconds so with almost no CPU, so once the CPU
  * stood still STILL_MS a thread in D is progress (a program that contrives
  * to stay so meets the absolute deadline).  Waiting for a CPU does not
- * advance the window: when the run made no progress since the look before,
- * the time it waited is taken off (at most the window): the wait the host
- * counted since then, or, a thread being runnable now while its CPU time
- * stands still, the whole time since then (v1's count reaches a wait only
- * when the thread gets a CPU again: under a quota, seconds later). */
-static void brakes(const struct slot *s, struct watch *w, long now)
+ * advance the window: when the run's CPU time has not moved at all since
+ * the look before, the time it waited is taken off (at most the window):
+ * the wait the host counted since then, or, a thread being runnable now,
+ * the whole time since then (v1's count reaches a wait only when the
+ * thread gets a CPU again: under a quota, seconds later).  A run whose CPU
+ * time moved, however little, is not waiting for a CPU: a JVM whose
+ * program sleeps ticks, and under a load of 20 its threads' waits summed
+ * nearly to the wall clock, which kept a sleeper's window from ending. */
+static void brakes(const struct slot *s, struct watch *w, long now, long long cpu)
 {
 	if (now - w->last_blocked_check < BLOCKED_CHECK_MS)
 		return;
 	long since = now - w->last_blocked_check;
+	bool frozen = cpu == w->look_cpu_us;
 	struct run_threads t;
 	w->last_blocked_check = now;
+	w->look_cpu_us = cpu;
 	if (w->last_progress > now - since) {
 		/* Progress since the look before: no look needed, and what
 		 * the run waited until now is no excuse (a new baseline). */
@@ -77,6 +82,8 @@ static void brakes(const struct slot *s, struct watch *w, long now)
 		w->last_progress = now;
 		return;
 	}
+	if (!frozen)
+		return;
 	if (t.runnable && waited < since)
 		waited = since;
 	w->last_progress += (long)(waited < window ? waited : window);
@@ -119,7 +126,7 @@ enum deadline deadline_passed(const struct slot *s, const struct sandbox_spec *s
 		w->last_cpu_us = cpu;
 		w->last_progress = now;
 	}
-	brakes(s, w, now);
+	brakes(s, w, now, cpu);
 	if ((cpu - w->cpu0_us) / 1000 > spec->cpu_deadline_ms)
 		return DEADLINE_CPU_CEILING;
 	if (now - w->last_progress >= spec->idle_deadline_ms)
@@ -145,7 +152,7 @@ void watch_start(const struct slot *s, const struct sandbox_spec *spec,
 	long long cpu = cgroup_slot_cpu_us(&s->cg);
 	w->started = true;
 	w->t0 = w->last_progress = w->last_blocked_check = start_ms;
-	w->cpu0_us = w->last_cpu_us = cpu > 0 ? cpu : 0;
+	w->cpu0_us = w->last_cpu_us = w->look_cpu_us = cpu > 0 ? cpu : 0;
 }
 
 long next_wake(const struct sandbox_spec *spec, const struct watch *w, long now)
