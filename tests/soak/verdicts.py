@@ -21,8 +21,8 @@ killed at the end, whatever happens.
 
 Every answer is checked: a correct program's every test OK, a wrong one's
 WA, a sleeper TLE by the no-progress deadline (its window, L + 2 s, L the
-language's limit, ended it: not the absolute cap), a busy loop TLE by the
-CPU ceiling.  Prints
+language's limit, ended it: not the absolute cap), a busy loop TLE past L
+(by the CPU ceiling, or the absolute cap when the load starves it).  Prints
 the counts, each wrong answer, and warm against cold (the request's wall,
 and test #0's against the median test's); exits 1 on any wrong answer.  A
 test the request's budget stopped is counted apart, not as wrong: the
@@ -162,7 +162,10 @@ def check_trap(doc, lang, kind, what):
         ok = (r.get("verdict") == "TLE" and r.get("deadline") == "no_progress"
               and window <= (r.get("wall_ms") or 0) < 5 * window)
     else:
-        ok = r.get("verdict") == "TLE" and r.get("deadline") == "cpu" and r["cpu_ms"] > limit
+        # The CPU ceiling, or, a busy loop starved by the load (two hogs
+        # and other work: 6 % of a CPU seen), the absolute cap: TLE past L.
+        ok = (r.get("verdict") == "TLE" and r.get("deadline") in ("cpu", "wall")
+              and (r.get("cpu_ms") or 0) > limit)
     if ok:
         return []
     return [(what, "%s %s cpu_ms %s wall_ms %s (window %d ms)" % (
@@ -266,6 +269,13 @@ def report(tally, langs, clients, n_hogs, secs, out):
                                                      tally.tests, len(tally.wrong), tally.budget))
     p("  requests by language and kind: %s" % ", ".join(
         "%s %s %d" % (l, k, n) for (l, k), n in sorted(tally.kinds.items())))
+    kinds = {}
+    for what, detail in tally.wrong:
+        key = " ".join(detail.split(":", 1)[-1].split()[:2])
+        kinds[key] = kinds.get(key, 0) + 1
+    if kinds:
+        p("  wrong answers by verdict and deadline: %s" % ", ".join(
+            "%s %d" % kv for kv in sorted(kinds.items())))
     for what, detail in tally.wrong[:40]:
         p("  WRONG: %s: %s" % (what, detail))
     for lang in langs:
