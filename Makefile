@@ -7,7 +7,13 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 BUILD     ?= build
 PORT      ?= 8080
-LANGS     ?= $(notdir $(patsubst %/packages,%,$(wildcard langs/*/packages)))
+# The languages whose Debian packages `make deps` (and so `make run` and `make
+# test`) installs: by default the 19 Codebattle languages (README, "Languages");
+# LANGS=all every directory of langs/ (issue 33's too), or a list of slugs.
+DEFAULT_LANGS := c clojure cpp csharp dart dlang elixir golang haskell java js kotlin php python \
+                 ruby rust swift ts zig
+ALL_LANGS := $(notdir $(patsubst %/packages,%,$(wildcard langs/*/packages)))
+LANGS     ?= $(DEFAULT_LANGS)
 
 CC        ?= cc
 CFLAGS    ?= -O2 -g
@@ -73,12 +79,13 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 # Debian packages, by purpose.  Languages list their own in langs/<slug>/packages.
 DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcgroup-dev
 DEPS_RUN   := nginx spawn-fcgi util-linux
-DEPS_TEST  := check python3 python3-pytest python3-prometheus-client curl iproute2 systemd mandoc man-db
+DEPS_TEST  := check python3 python3-pytest python3-prometheus-client curl iproute2 systemd mandoc man-db \
+              nodejs npm
 DEPS_BENCH := wrk hyperfine bubblewrap fcgiwrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
 .PHONY: all deps-check version FORCE deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
-        man-lint style isolation bench bench-langs bench-throughput profile install install-files deb deps-package test-package clean prepare san-reset san-check fuzz fuzz-smoke \
+        man-lint style isolation test-langs bench bench-langs bench-throughput profile install install-files deb deps-package test-package clean prepare san-reset san-check fuzz fuzz-smoke \
         fuzz-build fuzz-merge soak mini-soak test-cluster deps-vm vm test-vm test-vm-systemd
 all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run prepare
 
@@ -169,14 +176,19 @@ define apt_missing
 	fi
 endef
 
-LANG_PKGS = $(foreach l,$(LANGS),$(shell cat langs/$(l)/packages 2>/dev/null))
+LANG_PKGS = $(foreach l,$(if $(filter all,$(LANGS)),$(ALL_LANGS),$(LANGS)),$(shell cat langs/$(l)/packages 2>/dev/null))
 
 deps: deps-build
 	$(call apt_missing,$(DEPS_RUN) $(LANG_PKGS))
 deps-build:
 	$(call apt_missing,$(DEPS_BUILD))
+# npm's piston-client (tests/integration/test_client_piston.py), at the
+# versions package-lock.json pins, from the npm registry, once.
+PISTON_CLIENT_DIR := tests/integration/piston
 deps-test: deps
 	$(call apt_missing,$(DEPS_TEST))
+	@test -f $(PISTON_CLIENT_DIR)/node_modules/piston-client/package.json || \
+	  npm ci --prefix $(PISTON_CLIENT_DIR) --no-audit --no-fund
 deps-bench: deps
 	$(call apt_missing,$(DEPS_BENCH))
 deps-fuzz: deps-build
@@ -240,8 +252,19 @@ SAN_LANGS ?= c cpp python js golang
 integration:
 	BUILD=$(BUILD) $(if $(filter 1,$(SANITIZE)),PYTHONPATH=$(CURDIR)/tests GAOL_TEST_LANGS="$(SAN_LANGS)") \
 	  /usr/bin/python3 tests/warm.py $(PYTEST) $(if $(filter 1,$(SANITIZE)),-p lang_select) tests/integration
+# Issue 33's languages, the whole matrix (runtime error, timeout, memory
+# kill, fork bomb; tests/integration/matrix_more_langs.py) beside their short
+# one (test_more_langs.py, which `make test` runs too).  Not in .ci/run: CI
+# runs the short matrix only.  Installs every language first.
+test-langs: deps-test
+	$(MAKE) deps LANGS=all
+	$(MAKE) all
+	BUILD=$(BUILD) $(PYTEST) tests/integration/test_more_langs.py tests/integration/matrix_more_langs.py
+
+# Every hostile program through POST /run, then through POST /execute.
 isolation:
-	@if ls tests/isolation/test_*.py >/dev/null 2>&1; then BUILD=$(BUILD) $(PYTEST) tests/isolation; \
+	@if ls tests/isolation/test_*.py >/dev/null 2>&1; then BUILD=$(BUILD) $(PYTEST) tests/isolation && \
+	   GAOL_ISOLATION_API=execute BUILD=$(BUILD) $(PYTEST) tests/isolation; \
 	 else echo "isolation: no tests yet"; fi
 
 # Soak (tests/soak/soak.py): the real stack under a mixed load at twice
@@ -291,6 +314,7 @@ bench: deps-bench
 bench-langs: deps-bench deps-test
 	$(MAKE) all
 	BUILD=$(BUILD) /usr/bin/python3 tests/bench/langs.py
+	BUILD=$(BUILD) /usr/bin/python3 tests/bench/hello_langs.py
 
 # Issue 13: POST /run through nginx against fcgiwrap + sh and against the
 # least fresh sandbox (minbox) on the same nginx, RUN_CONCURRENCY 1, 2, 4, 8,
@@ -402,6 +426,7 @@ install-files: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run
 	cp -R langs $(DESTDIR)$(PREFIX)/share/gaol/
 	find $(DESTDIR)$(PREFIX)/share/gaol/langs -name .gitignore -delete
 	install -m 0644 nginx/gaol-http.conf nginx/gaol-locations.conf $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/
+	install -m 0755 nginx/prefix.sh $(DESTDIR)$(PREFIX)/share/gaol/nginx-prefix.sh
 	[ -e $(DESTDIR)$(SYSCONFDIR)/default/gaol ] || \
 	  install -m 0644 systemd/gaol.default $(DESTDIR)$(SYSCONFDIR)/default/gaol
 	for u in systemd/*.service systemd/*.socket; do \

@@ -39,6 +39,8 @@
 #include "reqlog.h"
 #include "status.h"
 #include "judge/judge.h"
+#include "execute/execute.h"
+#include <json-c/json.h>
 
 typedef enum http_after handler_fn(struct engine *e, const char *body, size_t len,
 				   const struct request_io *io, struct answer *a);
@@ -57,7 +59,8 @@ struct route {
 };
 
 static handler_fn handle_health, handle_run, handle_evaluate, handle_shutdown,
-	handle_metrics;
+	handle_metrics, handle_execute, handle_runtimes, handle_packages,
+	handle_install;
 
 static bool shutdown_allowed(const struct gaol_config *cfg)
 {
@@ -75,6 +78,14 @@ static const struct route routes[] = {
 	{ "/evaluate", "POST", true,  true,   NULL, handle_evaluate, NULL },
 	{ "/shutdown", "POST", false, false,  NULL, handle_shutdown, shutdown_allowed },
 	{ "/metrics",  "GET",  false, false,  metrics_type, handle_metrics, NULL },
+	{ "/execute",  "POST", true,  false,  NULL, handle_execute,  NULL },
+	{ "/runtimes", "GET",  false, false,  NULL, handle_runtimes, NULL },
+	/* Piston's v2 paths: the same handlers (docs/api.md, "Piston's API"). */
+	{ "/api/v2/execute",  "POST",   true,  false, NULL, handle_execute,  NULL },
+	{ "/api/v2/runtimes", "GET",    false, false, NULL, handle_runtimes, NULL },
+	{ "/api/v2/packages", "GET",    false, false, NULL, handle_packages, NULL },
+	{ "/api/v2/packages", "POST",   false, false, NULL, handle_install,  NULL },
+	{ "/api/v2/packages", "DELETE", false, false, NULL, handle_install,  NULL },
 };
 
 /* The body of a reply when even building an error answer failed. */
@@ -99,6 +110,13 @@ static void request_path(const FCGX_Request *req, char *path, size_t size)
 	if (!p || !*p)
 		p = param(req, "REQUEST_URI");
 	n = strcspn(p, "?");
+	/* Under a prefix (nginx/prefix.sh passes it): the path within it. */
+	const char *pre = param(req, "GAOL_PATH_PREFIX");
+	size_t pl = strlen(pre);
+	if (pl && pl < n && !strncmp(p, pre, pl) && p[pl] == '/') {
+		p += pl;
+		n -= pl;
+	}
 	if (n >= size)
 		n = size - 1;
 	memcpy(path, p, n);
@@ -285,6 +303,68 @@ static enum http_after handle_evaluate(struct engine *e, const char *body,
 {
 	engine_evaluate(e, body, len, io, a);
 	return HTTP_AFTER_NOTHING;
+}
+
+static enum http_after handle_execute(struct engine *e, const char *body,
+				      size_t len, const struct request_io *io,
+				      struct answer *a)
+{
+	engine_execute(e, body, len, io, a);
+	return HTTP_AFTER_NOTHING;
+}
+
+static enum http_after handle_runtimes(struct engine *e, const char *body,
+				       size_t len, const struct request_io *io,
+				      struct answer *a)
+{
+	(void)body;
+	(void)len;
+	(void)io;
+	engine_runtimes(e, a);
+	return HTTP_AFTER_NOTHING;
+}
+
+static enum http_after handle_packages(struct engine *e, const char *body,
+				       size_t len, const struct request_io *io,
+				      struct answer *a)
+{
+	(void)body;
+	(void)len;
+	(void)io;
+	engine_packages(e, a);
+	return HTTP_AFTER_NOTHING;
+}
+
+/* Toolchains are Debian packages, installed by the operator. */
+static enum http_after handle_install(struct engine *e, const char *body,
+				      size_t len, const struct request_io *io,
+				      struct answer *a)
+{
+	(void)e;
+	(void)body;
+	(void)len;
+	(void)io;
+	answer_message(a, OUTCOME_WRONG_METHOD, "gaol installs no package through its API: "
+		       "toolchains are Debian packages, installed by the operator with "
+		       "`make deps LANGS=...`");
+	return HTTP_AFTER_NOTHING;
+}
+
+/* On Piston's paths an error carries Piston's "message" beside "error". */
+static void piston_message(const char *path, struct answer *a)
+{
+	if (strncmp(path, "/api/v2/", 8) || a->outcome == OUTCOME_OK || !a->body ||
+	    strstr(a->body, "\"message\""))
+		return;
+	struct json_object *o = json_tokener_parse(a->body), *err;
+	if (o && json_object_object_get_ex(o, "error", &err)) {
+		json_object_object_add(o, "message", json_object_get(err));
+		free(a->body);
+		a->body = NULL;
+		answer_json(a, a->outcome, o);
+		return;
+	}
+	json_object_put(o);
 }
 
 static enum http_after handle_metrics(struct engine *e, const char *body,
@@ -532,6 +612,7 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 		answer_error(&a, OUTCOME_NOT_FOUND, "no such path: %.*s", PATH_SHOWN_MAX, path);
 	}
 
+	piston_message(path, &a);
 	out = sc.sent + send_answer(req, &a, allow[0] ? allow : NULL,
 				    strcmp(method, "HEAD") == 0, log.id,
 				    r ? r->type : NULL);

@@ -21,7 +21,8 @@
 #define SLOTS_MAX 1024
 
 static const char *const routes[] = {
-	"/", "/health", "/run", "/evaluate", "/shutdown", "/metrics", "none",
+	"/", "/health", "/run", "/evaluate", "/shutdown", "/metrics", "/execute", "/runtimes",
+	"/api/v2/execute", "/api/v2/runtimes", "/api/v2/packages", "none",
 };
 #define ROUTES_N (sizeof routes / sizeof routes[0])
 

@@ -27,6 +27,7 @@
 #   SIGQUIT (graceful).  A second signal hurries both.  The socket is removed.
 #   Exit status: 0 for a requested stop or after POST /shutdown, 1 otherwise.
 # PORT, RUN_*, ALLOW_SHUTDOWN, DEBUG and GAOL_* reach gaol-fcgi unchanged.
+# GAOL_PREFIX=/gaol mounts every gaol path under that prefix (nginx/prefix.sh).
 # GAOL_NGINX_EXTRA names a file of nginx locations added to the server
 # beside gaol's (a benchmark's peer on the same nginx).
 #
@@ -157,6 +158,9 @@ render() {
 		-e "/^location = \/evaluate /,/^}/ !s|client_body_buffer_size [^;]*;|client_body_buffer_size $INPUT_MAX;|" \
 		-e "s|fastcgi_read_timeout [^;]*;|fastcgi_read_timeout ${READ_TIMEOUT}s;|" \
 		"$REPO/nginx/gaol-locations.conf" > "$NGX/gaol-locations.conf" &&
+	{ [ -z "${GAOL_PREFIX:-}" ] || for f in gaol-locations.conf nginx.conf; do
+		"$REPO/nginx/prefix.sh" "$GAOL_PREFIX" < "$NGX/$f" > "$NGX/$f.prefixed" &&
+		mv "$NGX/$f.prefixed" "$NGX/$f" || exit 1; done; } &&
 	cp /etc/nginx/fastcgi_params "$NGX/fastcgi_params" &&
 	rm -rf "$NGX/extra" && mkdir -p "$NGX/extra" ||
 		die "cannot render the nginx configuration into $NGX"
@@ -224,7 +228,7 @@ fail() { say "$*"; stop_all; exit 1; }
 http_health() {
 	timeout 5 bash -c '
 		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
-		printf "GET /health HTTP/1.0\r\nHost: localhost\r\n\r\n" >&3
+		printf "GET %s/health HTTP/1.0\r\nHost: localhost\r\n\r\n" "${GAOL_PREFIX:-}" >&3
 		IFS= read -r line <&3
 		[[ $line == "HTTP/1."?" 200 "* ]]' health "$PORT" 2>/dev/null
 }

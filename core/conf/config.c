@@ -485,6 +485,22 @@ const struct config_var config_table[] = {
 	  NULL, "size, 0 = all of it",
 	  "a test's stderr bytes kept in `error`; the rest is read and dropped "
 	  "(never OLE)" },
+	{ "RUN_FILES_MAX", read_count, "64", 1, 4096, AT(files_max), NULL,
+	  "1-4096 (SANDBOX_FILES_MAX)",
+	  "files one /execute request may send (the bytes are within "
+	  "`RUN_INPUT_MAX`)" },
+	{ "RUN_EXECUTE_OUTPUT_MAX", read_size_t, "1m", 1, 0, AT(execute_output_max),
+	  NULL, "size >= 1",
+	  "an /execute stage's stdout, and its stderr, bytes each; past it the "
+	  "stage is stopped, status `OL` (stdout) or `EL` (stderr)" },
+	{ "RUN_EXECUTE_COMPILE_TIMEOUT_MAX", read_ms, "30s", 10000, 600000,
+	  AT(execute_compile_max_ms), NULL, "duration from 10s to 10m",
+	  "the largest `compile_timeout` and `compile_cpu_time` an /execute "
+	  "request may ask for (400 above it); the default is Piston's 10 s" },
+	{ "RUN_EXECUTE_RUN_TIMEOUT_MAX", read_ms, "30s", 3000, 600000,
+	  AT(execute_run_max_ms), NULL, "duration from 3s to 10m",
+	  "the largest `run_timeout` and `run_cpu_time` an /execute request may "
+	  "ask for (400 above it); the default is Piston's 3 s" },
 	{ "RUN_TIME_LIMIT_MAX", read_ms, "10s", 2000, 60000, AT(eval_time_max_ms),
 	  NULL, "duration from 2s to 60s",
 	  "the largest `time_limit_ms` an /evaluate request may ask for (422 "

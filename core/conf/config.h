@@ -78,6 +78,11 @@ struct gaol_config {
 					 * output file), 0 = no cap */
 	size_t eval_stderr_max;         /* RUN_EVAL_STDERR_MAX: a test's stderr kept;
 					 * the rest is read and dropped, never OLE */
+	/* POST /execute (docs/api.md, "POST /execute"). */
+	unsigned files_max;             /* RUN_FILES_MAX: files of one request */
+	size_t execute_output_max;      /* RUN_EXECUTE_OUTPUT_MAX: per stream */
+	long execute_compile_max_ms;    /* RUN_EXECUTE_COMPILE_TIMEOUT_MAX */
+	long execute_run_max_ms;        /* RUN_EXECUTE_RUN_TIMEOUT_MAX */
 	char langs_dir[4096];           /* GAOL_LANGS_DIR (default: next to binary) */
 	char instance[GAOL_INSTANCE_MAX + 1]; /* GAOL_INSTANCE: cgroup parent, state dir */
 	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/<instance>) */

@@ -137,7 +137,7 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 	 * it always would. */
 	if (p->direct_argv[0])
 		execve(p->direct_argv[0], p->direct_argv, s->envp);
-	execve("/bin/sh", p->argv, s->envp);
+	execve("/bin/sh", p->spec->sh_argv ? p->spec->sh_argv : p->argv, s->envp);
 	init_fail(p, "execve /bin/sh");
 }
 

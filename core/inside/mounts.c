@@ -119,6 +119,35 @@ static void write_file(const struct plan *p, int dirfd, const char *name,
 	close(fd);
 }
 
+/* A request file at a path of plain parts (api/files.h checked them):
+ * its directories made, owned by the run's UID, none followed if a link. */
+static void write_request_file(const struct plan *p, int dirfd, const char *name,
+			       const char *data, size_t len, uid_t uid)
+{
+	const char *slash;
+	int fd = dirfd;
+	while ((slash = strchr(name, '/'))) {
+		char part[256];
+		size_t n = (size_t)(slash - name);
+		if (n >= sizeof(part))
+			init_fail(p, "request file name");
+		memcpy(part, name, n);
+		part[n] = 0;
+		if (mkdirat(fd, part, 0755) == 0 && fchownat(fd, part, uid, uid, 0) < 0)
+			init_fail(p, "chown request directory");
+		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			init_fail(p, "mkdir request directory");
+		if (fd != dirfd)
+			close(fd);
+		fd = next;
+		name = slash + 1;
+	}
+	write_file(p, fd, name, data, len, uid, 0644);
+	if (fd != dirfd)
+		close(fd);
+}
+
 /* The writable layers: one tmpfs sized per language holds the overlay's
  * upper and work directories and /tmp, so one cap bounds every write. */
 static int build_scratch(const struct plan *p, const char *scratch, int *scratch_fd)
@@ -153,8 +182,8 @@ static int build_scratch(const struct plan *p, const char *scratch, int *scratch
 	if (wfd < 0)
 		init_fail(p, "open workdir");
 	for (size_t i = 0; i < p->spec->n_files; i++)
-		write_file(p, wfd, p->spec->files[i].name, p->spec->files[i].data,
-			   p->spec->files[i].len, uid, 0644);
+		write_request_file(p, wfd, p->spec->files[i].name, p->spec->files[i].data,
+				   p->spec->files[i].len, uid);
 	/* A judged program's input file: root's, read-only to the program. */
 	if (p->spec->input_file)
 		write_file(p, ufd, p->spec->input_file, p->spec->stdin_data,

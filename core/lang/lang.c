@@ -32,6 +32,7 @@
 #include "util/fail.h"
 #include "conf/config.h"
 #include "lang/internal.h"
+#include "lang/semver.h"
 
 
 /* The make targets and where their resolved commands go. */
@@ -42,6 +43,8 @@ static const struct {
 	{ "test", offsetof(struct lang, test_cmd) },
 	{ "build", offsetof(struct lang, build_cmd) },
 	{ "run", offsetof(struct lang, run_cmd) },
+	{ "compile", offsetof(struct lang, compile_cmd) },
+	{ "execute", offsetof(struct lang, execute_cmd) },
 };
 
 /* --- the environment's overrides --- */
@@ -326,6 +329,7 @@ static int load_results(struct lang *lang, struct shell_done *done, char *err,
 			     res->out ? res->out : "", (int)res->err_len,
 			     res->err ? res->err : "") < 0)
 			lang->version = NULL;
+		lang->semver = semver_read(lang->version, lang->version_regex);
 		lang_shell_result_free(res);
 	}
 
@@ -492,6 +496,13 @@ void lang_free(struct lang *lang)
 	free(lang->test_cmd);
 	free(lang->build_cmd);
 	free(lang->run_cmd);
+	free(lang->compile_cmd);
+	free(lang->execute_cmd);
+	free(lang->execute_file);
+	free(lang->version_regex);
+	free(lang->semver);
+	free(lang->piston_language);
+	free(lang->piston_runtime);
 	strv_free(lang->subdirs);
 	memset(lang, 0, sizeof(*lang));
 }

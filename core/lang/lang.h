@@ -33,6 +33,17 @@ struct lang {
 	char *build_cmd;         /* `make -n build`, NULL if no target */
 	char *run_cmd;           /* `make -n run`, NULL if no target */
 	char **subdirs;          /* NULL-terminated relative dirs of dir (skeleton) */
+	/* POST /execute (langs/README.md, "POST /execute's recipes"). */
+	char *compile_cmd;       /* `make -n compile`, NULL: no compile stage */
+	char *execute_cmd;       /* `make -n execute`, NULL: no /execute */
+	char *execute_file;      /* the entry point's default name */
+	bool entry_public_class; /* entry_rule "public_class" */
+	char *version_regex;     /* POSIX ERE over the probe's output; NULL: the
+				  * first N.N[.N] */
+	char *semver;            /* the toolchain's version, "3.11.2" (from
+				  * version and version_regex); NULL: unknown */
+	char *piston_language;   /* Piston's name; NULL: the slug */
+	char *piston_runtime;    /* Piston's runtime field; NULL: none */
 	/* /evaluate: a test's limit L becomes L * time_factor + time_extra_ms
 	 * for this language (default 1 and 0); stack_is_memory: RLIMIT_STACK
 	 * is the run's memory limit (compiled languages' deep recursion). */
@@ -63,7 +74,10 @@ struct lang {
  * may be null or omitted, checker_required defaults to false and needs a
  * checker_file; time_factor is a number in [0.1, 20] (default 1),
  * time_extra_ms an integer in [0, 10000] (default 0), stack_is_memory a
- * bool (default false); any other key is an error (it is most likely a typo).
+ * bool (default false); execute_file a relative path of plain parts,
+ * entry_rule "public_class", version_regex a valid POSIX ERE with a group,
+ * piston_language and piston_runtime names without spaces (all
+ * optional); any other key is an error (it is most likely a typo).
  */
 
 struct lang_set {

@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 #include <limits.h>
 #include <poll.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,8 @@ static const char *const manifest_keys[] = {
 	"slug", "aliases", "workdir", "solution_file", "checker_file",
 	"checker_required", "tmp_size", "mem_max", "overlay_paths", "probe",
 	"time_factor", "time_extra_ms", "stack_is_memory",
+	"execute_file", "entry_rule", "version_regex", "piston_language",
+	"piston_runtime",
 };
 
 
@@ -306,6 +309,44 @@ static int manifest_judging(struct json_object *obj, struct lang *lang, char *er
 	return 0;
 }
 
+/* POST /execute's keys (langs/README.md, "POST /execute's recipes"). */
+static int manifest_execute(struct json_object *obj, struct lang *lang, char *err,
+			    size_t errlen)
+{
+	const char *file, *rule, *re, *pname, *prt;
+	if (manifest_string(obj, "execute_file", false, &file, err, errlen) == -1 ||
+	    manifest_string(obj, "entry_rule", false, &rule, err, errlen) == -1 ||
+	    manifest_string(obj, "version_regex", false, &re, err, errlen) == -1 ||
+	    manifest_string(obj, "piston_language", false, &pname, err, errlen) == -1 ||
+	    manifest_string(obj, "piston_runtime", false, &prt, err, errlen) == -1)
+		return -1;
+	if (file && !is_relative_path(file))
+		return fail(err, errlen, "execute_file \"%s\" is not a relative path "
+			    "without . or .. parts", file);
+	if (rule && strcmp(rule, "public_class"))
+		return fail(err, errlen, "entry_rule \"%s\" is not \"public_class\"", rule);
+	lang->entry_public_class = rule != NULL;
+	if (re) {
+		regex_t r;
+		int rc = regcomp(&r, re, REG_EXTENDED);
+		bool group = rc == 0 && r.re_nsub >= 1;
+		if (rc == 0)
+			regfree(&r);
+		if (!group)
+			return fail(err, errlen, "version_regex \"%s\" is not a POSIX "
+				    "extended regex with a group", re);
+	}
+	if ((pname && !is_alias(pname, strlen(pname))) || (prt && !is_alias(prt, strlen(prt))))
+		return fail(err, errlen, "piston_language and piston_runtime must be "
+			    "names without spaces");
+	if (set_string(&lang->execute_file, file ? file : "main", err, errlen) == -1 ||
+	    set_string(&lang->version_regex, re, err, errlen) == -1 ||
+	    set_string(&lang->piston_language, pname, err, errlen) == -1 ||
+	    set_string(&lang->piston_runtime, prt, err, errlen) == -1)
+		return -1;
+	return 0;
+}
+
 int lang_parse_manifest(const char *json, size_t len, struct lang *lang,
 			char *err, size_t errlen)
 {
@@ -334,6 +375,8 @@ int lang_parse_manifest(const char *json, size_t len, struct lang *lang,
 	rc = manifest_fields(obj, lang, err, errlen);
 	if (rc == 0)
 		rc = manifest_judging(obj, lang, err, errlen);
+	if (rc == 0)
+		rc = manifest_execute(obj, lang, err, errlen);
 	json_object_put(obj);
 	if (rc == -1)
 		lang_free(lang);

@@ -43,7 +43,7 @@
 #include "util/util.h"
 #include "lang/internal.h"
 
-#define CACHE_FORMAT     "gaol-langcache 1"
+#define CACHE_FORMAT     "gaol-langcache 2"
 #define ENTRY_MAX        (4u << 20)   /* bytes of one entry */
 #define PATHS_MAX        512          /* absolute paths stat'ed per language */
 #define KEY_END          "\n--\n"

@@ -53,7 +53,9 @@ int plan_layers(struct plan *p, char *err, size_t errlen)
 	p->argv[1] = "-c";
 	p->argv[2] = (char *)spec->command;
 	p->argv[3] = NULL;
-	if (!lang_direct_argv(spec->command, p->direct_words, sizeof(p->direct_words),
+	if (spec->sh_argv)
+		p->direct_argv[0] = NULL;   /* its words need the shell's "$@" */
+	else if (!lang_direct_argv(spec->command, p->direct_words, sizeof(p->direct_words),
 			      p->direct_argv, sizeof(p->direct_argv) / sizeof(p->direct_argv[0])))
 		p->direct_argv[0] = NULL;
 	return 0;

@@ -14,8 +14,14 @@
 
 struct lang;
 
+/* At most this many request files cross to a run (RUN_FILES_MAX is
+ * capped at it). */
+#define SANDBOX_FILES_MAX 4096
+
 struct sandbox_file {
-	const char *name;        /* relative to the language's workdir */
+	const char *name;        /* relative to the language's workdir: a
+				  * plain name, or a path of plain parts
+				  * (api/files.h) whose directories are made */
 	const char *data;
 	size_t len;
 };
@@ -78,7 +84,14 @@ struct sandbox_spec {
 	const struct client_watch *client;  /* NULL: nobody to watch */
 	/* Sees stdout as it crosses; a nonzero return stops the run. */
 	int (*on_stdout)(void *ctx, const char *buf, size_t len);
+	/* Sees stdout and stderr (which: STREAM_*) in the order they are read
+	 * (what is kept of them, within output_max). */
+	void (*on_output)(void *ctx, int which, const char *buf, size_t len);
 	void *ctx;
+	/* The whole argv of /bin/sh, NULL-terminated: { "sh", "-c", command,
+	 * $0, $1, ... }, so that the request's words reach the recipe as
+	 * positional parameters, never as its text.  NULL: sh -c command. */
+	char *const *sh_argv;
 };
 
 #endif

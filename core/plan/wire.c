@@ -142,6 +142,7 @@ static int encode_request(const struct sandbox_spec *spec, struct wire *w)
 	put_bytes(w, spec->stdin_data, spec->stdin_len);
 	put_str(w, spec->input_file);
 	put_str(w, spec->output_file);
+	put_strv(w, (char **)spec->sh_argv);
 	put_u64(w, spec->n_files);
 	for (size_t i = 0; i < spec->n_files; i++) {
 		put_str(w, spec->files[i].name);
@@ -199,8 +200,10 @@ int wire_receive_request(struct plan *p, struct received *got)
 	spec->stdin_data = get_bytes(&w, &spec->stdin_len);
 	spec->input_file = get_bytes(&w, NULL);
 	spec->output_file = get_bytes(&w, NULL);
+	char **sh_argv = get_strv(&w);
+	spec->sh_argv = sh_argv && sh_argv[0] ? sh_argv : NULL;
 	spec->n_files = (size_t)get_u64(&w);
-	if (w.bad || spec->n_files > 64)
+	if (w.bad || spec->n_files > SANDBOX_FILES_MAX)
 		return -1;
 	got->files = calloc(spec->n_files + 1, sizeof(*got->files));
 	if (!got->files)

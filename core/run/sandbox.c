@@ -138,10 +138,8 @@ static int drain(struct stream *st, size_t output_max, bool keep_only, char *chu
 {
 	*chunk_len = 0;
 	ssize_t n = read(st->fd, chunk, CHUNK);
-	if (n < 0)
-		return errno == EINTR || errno == EAGAIN ? 1 : 0;
-	if (n == 0)
-		return 0;
+	if (n <= 0)
+		return n < 0 && (errno == EINTR || errno == EAGAIN);
 	size_t take = (size_t)n;
 	int over = 0;
 	if (output_max && *st->len + take > output_max) {
@@ -302,6 +300,8 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 			bool keep = i == P_ERR && spec->err_keep;
 			int r = drain(&streams[i], keep ? spec->err_keep : spec->output_max,
 				      keep, chunk, &len);
+			if (i != P_FILE && len && spec->on_output)
+				spec->on_output(spec->ctx, streams[i].which, chunk, len);
 			if (i == P_OUT && len && spec->on_stdout &&
 			    spec->on_stdout(spec->ctx, chunk, len)) {
 				res->stopped = true;

@@ -40,6 +40,14 @@ the ratios, medians throughout), with the target met or not.
             per test").  Targets: warm <= cold (medians); per-test overhead
             <= 0.5 ms; test #0 <= 2x the median test (medians).
 
+  execute   issue 31: POST /execute of a python hello world against
+            `python3 hello.py` run bare on the host, one client, one of each
+            in turn (target: gaol's p50 within 15 ms of bare); and a C++
+            program that includes <bits/stdc++.h>, a fresh source each time
+            (never a compile-cache hit), compiled and run through /execute
+            against a bare `g++ -std=gnu++20 -O2` (gaol's flags, without the
+            precompiled header) and run (target: <= 1.1x).
+
 Options: --sections, --runs (per alternating figure, default 5),
 --eval-requests (default 6), --doc (default docs/bench.md: its section
 between <!-- bench-langs --> markers, which `make bench` keeps).  Writes
@@ -58,6 +66,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -84,6 +93,73 @@ def row(figure, gaol, peer_name, peer, target=None, met=None, note=""):
     ROWS.append({"figure": figure, "gaol": gaol, "peer_name": peer_name, "peer": peer,
                  "ratio": (gaol / peer) if gaol is not None and peer else None,
                  "target": target, "met": met, "note": note})
+
+
+# ---------------------------------------------------------------- execute
+
+def execute_once(port, body):
+    t0 = time.monotonic()
+    r = gh.request(port, "POST", "/execute", json.dumps(body).encode(), timeout=120)
+    wall = (time.monotonic() - t0) * 1000.0
+    doc = r.json() if r.status == 200 else {}
+    if r.status != 200 or doc.get("run", {}).get("code") != 0:
+        raise RuntimeError("/execute: HTTP %d %r" % (r.status, r.body[:300]))
+    return wall
+
+
+def bare_ms(argv, cwd):
+    t0 = time.monotonic()
+    subprocess.run(argv, cwd=cwd, check=True, stdout=subprocess.DEVNULL, shell=isinstance(argv, str))
+    return (time.monotonic() - t0) * 1000.0
+
+
+CPP_PROGRAM = """#include <bits/stdc++.h>
+// %s
+int main() {
+    std::vector<int> v{3, 1, 2};
+    std::sort(v.begin(), v.end());
+    std::map<std::string, int> m{{"a", v[0]}};
+    std::cout << m["a"] << "\\n";
+}
+"""
+
+
+def bench_execute(port, runs, installed):
+    work = tempfile.mkdtemp(prefix="gaol-bench-execute-")
+    try:
+        if "python" in installed:
+            with open(os.path.join(work, "hello.py"), "w") as f:
+                f.write('print("hello")\n')
+            body = {"language": "python", "files": [{"name": "hello.py",
+                                                     "content": 'print("hello")\n'}]}
+            g, b = [], []
+            for i in range(5 + runs * 6):
+                w = execute_once(port, body)
+                bb = bare_ms(["/usr/bin/python3", "hello.py"], work)
+                if i >= 5:
+                    g.append(w)
+                    b.append(bb)
+            gm, bm = median(g), median(b)
+            row("/execute python hello, 1 client, p50 (ms)", gm, "bare python3 hello.py", bm,
+                "<= bare + 15 ms", gm - bm <= 15, "p50 difference %.1f ms, %d runs" % (gm - bm, len(g)))
+        if "cpp" in installed:
+            g, b = [], []
+            for i in range(2 + runs):
+                src = CPP_PROGRAM % uuid.uuid4().hex
+                with open(os.path.join(work, "main.cpp"), "w") as f:
+                    f.write(src)
+                w = execute_once(port, {"language": "c++", "compile_timeout": 30000,
+                                        "files": [{"name": "main.cpp",
+                                                                     "content": src}]})
+                bb = bare_ms("/usr/bin/g++ -std=gnu++20 -O2 -pipe -o prog main.cpp && ./prog", work)
+                if i >= 2:
+                    g.append(w)
+                    b.append(bb)
+            gm, bm = median(g), median(b)
+            row("/execute C++ compile + run, p50 (ms)", gm, "bare g++ -O2 + run", bm, "<= 1.1x",
+                gm / bm <= 1.1, "%d runs" % len(g))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- startup
@@ -424,7 +500,7 @@ def table():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sections", default="startup cpp jvm evaluate")
+    ap.add_argument("--sections", default="startup cpp jvm evaluate execute")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--startup-runs", type=int, default=60)
     ap.add_argument("--eval-requests", type=int, default=6)
@@ -461,6 +537,9 @@ def main():
             if "jvm" in rest:
                 log("jvm: java and kotlin /run with and without archives, %d runs" % args.runs)
                 bench_jvm(stack.port, args.runs, installed)
+            if "execute" in rest:
+                log("execute: python hello and C++ compile + run against bare, %d runs" % args.runs)
+                bench_execute(stack.port, args.runs, installed)
             if "evaluate" in rest:
                 log("evaluate: python and cpp, 50 tests, 1 and 2 clients, %d requests each"
                     % args.eval_requests)

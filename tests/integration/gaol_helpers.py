@@ -404,7 +404,8 @@ class Stack:
                 raise StackError("%s: stack.sh exited with %s before /health answered:\n%s"
                                  % (self.name, self.proc.returncode, self.log_text()))
             try:
-                r = request(self.port, "GET", "/health", timeout=5)
+                r = request(self.port, "GET", self.env.get("GAOL_PREFIX", "") + "/health",
+                            timeout=5)
                 if r.status == 200:
                     # stack.sh polls /health too until it says it is ready:
                     # wait for that, or one of its polls could land in a

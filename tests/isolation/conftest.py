@@ -15,7 +15,7 @@ body (pytest_runtest_makereport below), which fails the test unless:
   made (owned by a slot UID, or named with the test's token: the machine is
   shared, so root's files coming and going there are not evidence);
 - nothing a run wrote is in the service's state directory (slot uid*/);
-- the service's langs/python on the host (the lower layer of /sandbox; a
+- the service's language directories on the host (the lower layer of /sandbox; a
   private copy made for the session, see gaol_isolation.LangsCopy) is
   byte-for-byte the same;
 - the stack's own processes (nginx, gaol-fcgi master and workers) are the same
@@ -56,7 +56,7 @@ class HostSnapshot:
         self.service = service
         self.mounts = gh.mountinfo()
         self.files = gi.file_tree(gi.SCRATCH_DIRS)
-        self.langs = gi.digest_tree(service.langs.python)
+        self.langs = gi.digest_tree(service.langs.root)
         self.stack = service.processes()
 
     def problems(self, token):
@@ -97,10 +97,10 @@ class HostSnapshot:
                       if uid in slot_uids or token in p or "/scratch/" in p)
         if kept:
             out.append("a run's files are in the service's state dir: %r" % kept)
-        added, removed, changed = gi.diff_trees(self.langs, gi.digest_tree(svc.langs.python))
+        added, removed, changed = gi.diff_trees(self.langs, gi.digest_tree(svc.langs.root))
         if added or removed or changed:
-            out.append("the service's langs/python (%s) changed on the host: added %r, "
-                       "removed %r, changed %r" % (svc.langs.python, added, removed, changed))
+            out.append("the service's langs (%s) changed on the host: added %r, "
+                       "removed %r, changed %r" % (svc.langs.root, added, removed, changed))
         if not svc.alive():
             out.append("the stack exited:\n%s" % svc.log_text())
         now = svc.processes()

@@ -6,7 +6,8 @@ The service is the real stack (nginx/stack.sh through gaol_helpers.Stack),
 reached with POST /run over HTTP on 127.0.0.1.  GAOL_ISOLATION_VIA=gaol-run
 swaps it for build/gaol-run (the same engine on the command line, answers
 emulated as HTTP responses): a debugging aid only, never what `make isolation`
-runs.
+runs.  GAOL_ISOLATION_API=execute sends every hostile program through POST
+/execute instead (`make isolation` runs the suite both ways).
 """
 
 import glob
@@ -30,14 +31,23 @@ OUTPUT_MAX = 65536
 
 STACK_ENV = {
     "RUN_OUTPUT_MAX": str(OUTPUT_MAX),
+    "RUN_EXECUTE_OUTPUT_MAX": str(OUTPUT_MAX),
     "RUN_TIMEOUT_MAX": "60s",
+    "RUN_EXECUTE_RUN_TIMEOUT_MAX": "60s",
 }
+
+# Which API the hostile programs go through: POST /run (Codebattle's
+# harness imports the program), or POST /execute (the program is main.py,
+# run as it is; `make isolation` runs the suite through both).  /execute's
+# answer is read as /run's (execute_as_run), so every test holds for both.
+API = os.environ.get("GAOL_ISOLATION_API", "run")
 
 # Directories on the host where a payload that got out would leave files.
 SCRATCH_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
 STATE_DIR = os.environ.get("GAOL_STATE_DIR", "/run/gaol")
 LANGS_SOURCE = os.path.join(gh.REPO, "langs")
-LANGS = ("python",)
+# python for every test; the others for test_more_langs_hostile.py (issue 33).
+LANGS = ("python", "bash", "perl", "lua", "r", "octave")
 
 SIGNAL_EXIT = {name: 128 + int(getattr(signal, name)) for name in ("SIGKILL", "SIGSYS")}
 
@@ -45,7 +55,8 @@ SIGNAL_EXIT = {name: 128 + int(getattr(signal, name)) for name in ("SIGKILL", "S
 # ---------------------------------------------------------------- the service
 
 class LangsCopy:
-    """The service's language directories: a private copy of langs/python,
+    """The service's language directories: a private copy of langs/python
+    (and of the few other languages whose hostile programs run here, LANGS),
     made once per session.  It is the overlay's lower layer of every run, so
     it is what must stay byte-for-byte the same; being private, nobody else
     editing the work tree meanwhile can be mistaken for a payload that got
@@ -183,7 +194,7 @@ class CliService:
 
 
 def make_service():
-    if os.environ.get("GAOL_ISOLATION_VIA") == "gaol-run":
+    if os.environ.get("GAOL_ISOLATION_VIA") == "gaol-run" and API != "execute":
         return CliService().start()
     for path in (os.path.join(gh.BUILD_DIR, "gaol-fcgi"), os.path.join(gh.REPO, "nginx", "stack.sh")):
         if not os.access(path, os.X_OK):
@@ -233,8 +244,45 @@ def py(service, code, timeout="5s", http_timeout=60.0):
     it), with fd 1 on the run's real stdout; `result` is reported if set."""
     if "result" not in code:
         code += "\nresult = None\n"
+    if API == "execute":
+        return Run(execute_as_run(service, gh.py_source(code), timeout, http_timeout))
     payload = {"lang_slug": "python", "solution_text": gh.py_source(code), "timeout": timeout}
     return Run(service.run(payload, http_timeout=http_timeout))
+
+
+def execute_as_run(service, source, timeout, http_timeout):
+    """POST /execute of main.py, its answer in /run's fields and words, so
+    that the tests' assertions hold for both: the exit code as a shell gives
+    it (128 + a signal), and where /run answers as Codebattle's runner does
+    (README, "POST /run"), that: a timeout is 143 with a `SIGTERM` line on
+    stderr, an OOM kill 2 with a `Killed` line, an output cap (/execute's
+    `OL`, `EL`) /run's 413 naming the stream."""
+    ms = int(float(timeout[:-2]) if timeout.endswith("ms") else float(timeout[:-1]) * 1000)
+    body = {"language": "python", "files": [{"name": "main.py", "content": source}],
+            "run_timeout": ms, "run_cpu_time": ms}
+    resp = gh.request(service.port, "POST", "/execute", json.dumps(body).encode(),
+                      timeout=http_timeout)
+    if resp.status != 200:
+        return resp
+    run = resp.json()["run"]
+    if run["status"] in ("OL", "EL"):
+        stream = "stdout" if run["status"] == "OL" else "stderr"
+        return gh.Response(413, resp.headers, json.dumps(
+            {"error": "%s: %s" % (stream, run["message"])}).encode(), resp.elapsed)
+    code = run["code"]
+    if run["timed_out"]:
+        code = 143
+        run["stderr"] += "\ngaol: timed out after %d ms: SIGTERM (as /run says it)\n" % ms
+    elif run["oom_killed"]:
+        code = 2
+        run["stderr"] += "\ngaol: Killed: memory limit exceeded (as /run says it)\n"
+    elif run["signal"]:
+        code = 128 + int(getattr(signal, run["signal"]))
+    doc = {"exit_code": code, "stdout": run["stdout"], "stderr": run["stderr"],
+           "timed_out": run["timed_out"], "oom_killed": run["oom_killed"],
+           "signal": run["signal"], "wall_ms": run["wall_time"], "cpu_ms": run["cpu_time"],
+           "memory_peak_kb": run["memory_peak_kb"], "status": run["status"]}
+    return gh.Response(200, resp.headers, json.dumps(doc).encode(), resp.elapsed)
 
 
 # A prelude for raw system calls from python.

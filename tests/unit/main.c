@@ -20,6 +20,7 @@ static Suite *(*const suites[])(void) = {
 	seccomp_suite,
 	util_suite,
 	prune_suite,
+	execute_suite,
 };
 
 int

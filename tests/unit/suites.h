@@ -18,5 +18,6 @@ Suite *tree_suite(void);
 Suite *seccomp_suite(void);
 Suite *util_suite(void);
 Suite *prune_suite(void);
+Suite *execute_suite(void);
 
 #endif
