@@ -274,10 +274,19 @@ isolation:
 # status, 5xx, and the growth of RSS, fds, processes, mounts and cgroups;
 # fails when a target is missed.  Not part of `make test`, which runs the
 # 20-second mini-soak (every target but RSS, which needs more requests).
+# Then the verdict-stability load (tests/soak/verdicts.py, issue 29): four
+# clients x {python, cpp, java, js} x {cold, warm} x up to 200 tests, two
+# CPU hogs on the host, for VERDICT_SECONDS (and until VERDICT_MIN_TESTS
+# tests); any wrong verdict fails it.  `make test` runs its short form
+# (tests/integration/test_verdict_stability.py).
 SOAK_SECONDS ?= 120
+VERDICT_SECONDS ?= 240
+VERDICT_MIN_TESTS ?= 0
 soak: deps-test
 	$(MAKE) all
 	BUILD=$(BUILD) SOAK_SECONDS=$(SOAK_SECONDS) /usr/bin/python3 tests/soak/soak.py
+	BUILD=$(BUILD) VERDICT_SECONDS=$(VERDICT_SECONDS) VERDICT_MIN_TESTS=$(VERDICT_MIN_TESTS) \
+	  /usr/bin/python3 tests/soak/verdicts.py
 mini-soak:
 	BUILD=$(BUILD) /usr/bin/python3 tests/soak/soak.py --seconds 20 --no-rss \
 		$(if $(filter 1,$(SANITIZE)),--sanitized)

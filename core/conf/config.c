@@ -458,6 +458,9 @@ const struct config_var config_table[] = {
 	{ "RUN_EVAL_PARALLEL", read_count, "2", 1, EVAL_PARALLEL_MAX, AT(eval_parallel),
 	  NULL, "1-16",
 	  "test cases judged at once per /evaluate request (lanes per worker)" },
+	{ "RUN_EVAL_TESTS_MAX", read_count, "1000", 1, 100000, AT(eval_tests_max),
+	  NULL, "1-100000",
+	  "test cases one /evaluate request may have (422 above it)" },
 	{ "RUN_EVAL_CACHE_MAX", read_size, "256m", 0, 0, AT(eval_cache_max),
 	  NULL, "size", "compile cache bytes" },
 	{ "RUN_EVAL_BUILD_MAX", read_build_max, NULL, 1, 0, AT(eval_build_max),
@@ -514,7 +517,7 @@ const struct config_var config_table[] = {
 	{ "RUN_EVAL_COMPILE_TIMEOUT", read_ms, "10s", 1000, 600000,
 	  AT(eval_compile_ms), NULL, "duration from 1s to 10m",
 	  "wall clock of an /evaluate build (not counting as long again of "
-	  "waiting on the disk); past it the build is CE `Compilation Timeout "
+	  "waiting on the disk, nor waiting for a CPU); past it the build is CE `Compilation Timeout "
 	  "(over N seconds)`. nginx's `fastcgi_read_timeout` of /evaluate must be "
 	  "longer than twice it: nothing is sent while a build runs. The build's "
 	  "time counts against `RUN_REQUEST_BUDGET`, which stops a build still "

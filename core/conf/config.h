@@ -56,6 +56,8 @@ struct gaol_config {
 	long eval_time_max_ms;          /* RUN_TIME_LIMIT_MAX: ceiling of time_limit_ms */
 	long eval_compile_ms;           /* RUN_EVAL_COMPILE_TIMEOUT: a build's wall clock */
 	unsigned eval_parallel;         /* RUN_EVAL_PARALLEL: test cases at once */
+	unsigned eval_tests_max;        /* RUN_EVAL_TESTS_MAX: test cases a request
+					 * may have */
 	unsigned long long eval_cache_max; /* RUN_EVAL_CACHE_MAX: compile cache bytes */
 	unsigned long long eval_build_max; /* RUN_EVAL_BUILD_MAX: data bytes a build
 					    * may leave (<= eval_cache_max) */

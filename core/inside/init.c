@@ -38,6 +38,7 @@
 #include "slot/uidlock.h"
 #include "util/cpus.h"
 #include "util/prof.h"
+#include "util/util.h"
 
 #define RUN_NOFILE 256
 #define RUN_NPROC 256
@@ -264,6 +265,10 @@ __attribute__((noreturn)) void init_main(struct plan *p)
 			      CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)p);
 	if (payload < 0)
 		init_fail(p, "clone payload");
+	/* CLONE_VFORK: back here once the payload has exec'd (or failed,
+	 * which it reported first).  The deadlines count from now. */
+	struct report started = { .kind = REPORT_START, .start_us = now_us() };
+	report_write(p->report[1], &started);
 	close(p->out[1]);
 	close(p->err[1]);
 	if (p->in[0] >= 0)

@@ -75,15 +75,15 @@ static int name_field(struct json_object *obj, const char *key, const char *def,
 	return *out ? 0 : fail(err, errlen, "out of memory");
 }
 
-static int parse_tests(struct json_object *arr, struct eval_request *r, char *err,
-		       size_t errlen)
+static int parse_tests(struct json_object *arr, size_t tests_max, struct eval_request *r,
+		       char *err, size_t errlen)
 {
 	size_t n = json_object_array_length(arr);
 	if (n == 0)
 		return 0;            /* CompiCode answers {"results": []} */
-	if (n > EVAL_TESTS_MAX)
-		return fail(err, errlen, "test_cases has %zu entries, at most %d", n,
-			    EVAL_TESTS_MAX);
+	if (n > tests_max)
+		return fail(err, errlen, "test_cases has %zu entries, at most %zu "
+			    "(RUN_EVAL_TESTS_MAX)", n, tests_max);
 	r->tests = calloc(n, sizeof(*r->tests));
 	if (!r->tests)
 		return fail(err, errlen, "out of memory");
@@ -145,8 +145,8 @@ static int io_fields(struct json_object *obj, struct eval_request *r, char *err,
 	return 0;
 }
 
-int eval_request_parse(const char *body, size_t len, struct eval_request *r,
-		       char *err, size_t errlen)
+int eval_request_parse(const char *body, size_t len, size_t tests_max,
+		       struct eval_request *r, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
 	r->time_limit_ms = EVAL_TIME_LIMIT_DEFAULT_MS;
@@ -164,7 +164,7 @@ int eval_request_parse(const char *body, size_t len, struct eval_request *r,
 		goto out;
 	}
 	if (field(obj, "test_cases", json_type_array, true, &v, err, errlen) < 0 ||
-	    parse_tests(v, r, err, errlen) < 0)
+	    parse_tests(v, tests_max, r, err, errlen) < 0)
 		goto out;
 	if (int_field(obj, "time_limit_ms", 1, EVAL_TIME_LIMIT_MAX_MS, &r->time_limit_ms,
 		      err, errlen) < 0 ||

@@ -13,6 +13,13 @@
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
+/* How long a test's sandbox may take to come up, from the hand-off to its
+ * program's start, before the test is IE (deadline "setup"): a sandbox
+ * built ahead takes a few milliseconds, one built on demand on a loaded
+ * two-core host well under a second.  The request's budget still counts
+ * it (docs/api.md, "How a request is judged"). */
+#define JUDGE_SETUP_MAX_MS 10000
+
 struct json_object;
 
 struct judging {

@@ -242,7 +242,7 @@ void engine_evaluate(struct engine *e, const char *body, size_t len,
 			     e->cfg.eval_input_max);
 		return;
 	}
-	if (eval_request_parse(body, len, &req, err, sizeof(err)) < 0) {
+	if (eval_request_parse(body, len, e->cfg.eval_tests_max, &req, err, sizeof(err)) < 0) {
 		answer_invalid(a, err);
 		return;
 	}

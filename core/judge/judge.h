@@ -45,11 +45,12 @@ struct eval_request {
 #define EVAL_TIME_LIMIT_MAX_MS 60000
 #define EVAL_MEMORY_MIN_MB 8
 #define EVAL_MEMORY_MAX_MB 16384
-#define EVAL_TESTS_MAX 1000
+#define EVAL_TESTS_MAX_DEFAULT 1000   /* RUN_EVAL_TESTS_MAX's default */
 
-/* Parses an /evaluate body.  Returns 0, or -1 with the reason (OUTCOME_INVALID). */
-int eval_request_parse(const char *body, size_t len, struct eval_request *r,
-		       char *err, size_t errlen);
+/* Parses an /evaluate body of at most tests_max test cases
+ * (RUN_EVAL_TESTS_MAX).  Returns 0, or -1 with the reason (OUTCOME_INVALID). */
+int eval_request_parse(const char *body, size_t len, size_t tests_max,
+		       struct eval_request *r, char *err, size_t errlen);
 void eval_request_free(struct eval_request *r);
 
 /* Output compared as it streams: leading and trailing whitespace are ignored

@@ -139,6 +139,7 @@ static const char *deadline_name(enum deadline d)
 	case DEADLINE_CPU_CEILING: return "cpu";
 	case DEADLINE_ABSOLUTE: return "wall";
 	case DEADLINE_BUDGET: return "budget";
+	case DEADLINE_SETUP: return "setup";
 	default: return NULL;
 	}
 }
@@ -193,6 +194,8 @@ static void add_fields(struct json_object *o, const struct judging *j,
 	json_object_object_add(o, "verdict", json_object_new_string(verdict_name(v)));
 	json_object_object_add(o, "cpu_ms", res->cpu_ms < 0 ? NULL : json_object_new_int64(res->cpu_ms));
 	json_object_object_add(o, "wall_ms", json_object_new_int64(res->wall_ms));
+	json_object_object_add(o, "setup_ms", res->setup_ms < 0 ? NULL
+			       : json_object_new_int64(res->setup_ms));
 	json_object_object_add(o, "memory_kb", res->memory_peak_kb < 0 ? NULL
 			       : json_object_new_int64(res->memory_peak_kb));
 	json_object_object_add(o, "exit_code", code < 0 ? NULL : json_object_new_int(code));
@@ -225,6 +228,10 @@ static struct json_object *run_test(struct judging *j, struct slot *lane, size_t
 		.timeout_ms = W ? W : 5 * (L + 2000),
 		.cpu_deadline_ms = L + 2000,
 		.idle_deadline_ms = L + 2000,
+		/* All of them from the program's start: a sandbox slow to
+		 * come up is never the program's time (setup_ms says it),
+		 * and one that does not come up at all is IE. */
+		.setup_max_ms = JUDGE_SETUP_MAX_MS,
 		.output_max = j->e->cfg.eval_output_max,
 		.err_keep = j->e->cfg.eval_stderr_max ? j->e->cfg.eval_stderr_max : (size_t)-1 >> 1,
 		.stack_max = j->lang->stack_is_memory ? mem : 0,
@@ -270,6 +277,11 @@ static void __attribute__((noreturn)) lane_child(struct judging *j, unsigned k,
 						 unsigned P, int fd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* The worker's sandbox built ahead serves the worker's next test: a
+	 * copy of its stdin pipe here would hold that program's input open
+	 * until this lane exits (a program reading to its end waited for
+	 * the whole lane: issue 29). */
+	sandbox_forget(&j->e->slot);
 	cpus_pin_lane(k);       /* a CPU of its own, next to its worker's */
 	FILE *f = fdopen(fd, "w");
 	for (size_t i = k; f && i < j->req->n_tests && !judge_client_gone(j); i += P) {
@@ -299,6 +311,7 @@ struct json_object *judge_not_run(const struct eval_test *t, enum verdict v,
 	/* Every result has the same fields; what was not measured is null. */
 	json_object_object_add(o, "cpu_ms", NULL);
 	json_object_object_add(o, "wall_ms", NULL);
+	json_object_object_add(o, "setup_ms", NULL);
 	json_object_object_add(o, "memory_kb", NULL);
 	json_object_object_add(o, "exit_code", NULL);
 	json_object_object_add(o, "signal", NULL);

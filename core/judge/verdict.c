@@ -54,6 +54,8 @@ enum verdict verdict_of(const struct sandbox_result *r, long limit_ms, bool outp
 		return V_MLE;
 	if (r->deadline == DEADLINE_BUDGET)
 		return V_TLE;    /* the request's, not the test's: details say */
+	if (r->deadline == DEADLINE_SETUP)
+		return V_IE;     /* the sandbox never came up: not the program */
 	/* A deadline ended it: it ran past the limit, or never started. */
 	if (r->timed_out)
 		return r->cpu_ms > 0 ? V_TLE : V_IE;

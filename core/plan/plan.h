@@ -16,7 +16,10 @@
 #include "plan/spec.h"
 #include "slot/slot.h"
 
-enum { REPORT_FAULT = 1, REPORT_EXIT = 2 };
+/* A run's reports, in this order: REPORT_START once the payload has exec'd
+ * (init's clock, the same monotonic one as the worker's), then REPORT_EXIT;
+ * or REPORT_FAULT, a setup step that failed. */
+enum { REPORT_FAULT = 1, REPORT_EXIT = 2, REPORT_START = 3 };
 
 struct report {
 	int kind;
@@ -26,6 +29,8 @@ struct report {
 				  * why output_file could not be sent (0: it was) */
 	int export_over;         /* REPORT_EXIT: enum tree_over, the limit the
 				  * export stopped at (TREE_WITHIN: none) */
+	long long start_us;      /* REPORT_START: now_us() when the payload's
+				  * execve was done */
 	char step[64];
 #ifdef GAOL_PROFILE
 	long long prof_us[3];    /* init's clock: request read, view built, payload reaped */

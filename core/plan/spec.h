@@ -43,8 +43,9 @@ struct sandbox_spec {
 				  * deadline DEADLINE_ABSOLUTE */
 	long excuse_blocked_ms;  /* without a CPU deadline: up to this much of
 				  * the time a thread of the run waits in the
-				  * kernel uninterruptibly (the disk) is not
-				  * counted against timeout_ms.  0: none */
+				  * kernel uninterruptibly (the disk), and all
+				  * the time the run waits for a CPU, are not
+				  * counted against timeout_ms.  0: neither */
 	size_t output_max;       /* per stream, 0 = no cap */
 	size_t err_keep;         /* nonzero: stderr kept up to it, the rest read
 				  * and dropped (never output_exceeded) */
@@ -69,8 +70,14 @@ struct sandbox_spec {
 	/* Judging's deadlines, computed by the judge (docs/design.md,
 	 * "Judging"); the sandbox only enforces them.  0: none, /run's. */
 	long cpu_deadline_ms;    /* CPU time above it: DEADLINE_CPU_CEILING */
-	long idle_deadline_ms;   /* less than a hundredth of a CPU for it:
-				  * DEADLINE_NO_PROGRESS */
+	long idle_deadline_ms;   /* less than a hundredth of a CPU for it, not
+				  * counting the time the run waited for the
+				  * disk or a CPU: DEADLINE_NO_PROGRESS */
+	/* Judging: the three deadlines and timeout_ms count from the
+	 * program's start (init reports its execve), and a program not
+	 * started this long after the hand-off is DEADLINE_SETUP.  0: they
+	 * count from the hand-off (/run, a build). */
+	long setup_max_ms;
 	/* The request's wall-clock budget: the monotonic ms (now_ms) at which
 	 * the run is stopped, DEADLINE_BUDGET.  0: none. */
 	long budget_end_ms;

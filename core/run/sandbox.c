@@ -69,6 +69,7 @@
 #include "inside/inside.h"
 #include "plan/plan.h"
 #include "run/sandbox.h"
+#include "run/watch.h"
 #include "slot/keep.h"
 #include "slot/netns.h"
 #include "slot/template.h"
@@ -162,86 +163,6 @@ static int drain(struct stream *st, size_t output_max, bool keep_only, char *chu
 	return over ? -1 : 1;
 }
 
-/* Which deadline, if any, has passed.  /run has one, its timeout.  Judging
- * has three, which the judge computed (judge/lanes.c, run_test): CPU time, CPU
- * growth, wall clock.  Here they are only enforced. */
-struct watch {
-	long t0, last_progress, last_blocked_check;
-	long excused;            /* wall clock not counted (excuse_blocked_ms) */
-	long long last_cpu_us;
-};
-
-/* A run whose CPU time stands still this long is asked, this often, whether
- * it waits for the disk. */
-#define STILL_MS 500
-#define BLOCKED_CHECK_MS 100
-
-/* Whether a sample of the slot's threads is due (one per BLOCKED_CHECK_MS)
- * and finds one waiting in the kernel (state D); the time since the sample
- * before in *since. */
-static bool blocked_sample(const struct slot *s, struct watch *w, long now, long *since)
-{
-	if (now - w->last_blocked_check < BLOCKED_CHECK_MS)
-		return false;
-	*since = now - (w->last_blocked_check ? w->last_blocked_check : w->t0);
-	w->last_blocked_check = now;
-	return cgroup_slot_blocked(&s->cg) == 1;
-}
-
-static enum deadline deadline_passed(const struct slot *s, const struct sandbox_spec *spec,
-				     struct watch *w, long now)
-{
-	if (spec->budget_end_ms && now >= spec->budget_end_ms)
-		return DEADLINE_BUDGET;
-	if (spec->cpu_deadline_ms <= 0) {
-		/* A build that waits for the disk: each sample that finds a
-		 * thread in D excuses the time since the one before. */
-		long since;
-		if (w->excused < spec->excuse_blocked_ms && blocked_sample(s, w, now, &since))
-			w->excused += since < spec->excuse_blocked_ms - w->excused
-				? since : spec->excuse_blocked_ms - w->excused;
-		return now - w->t0 - w->excused >= spec->timeout_ms ? DEADLINE_TIMEOUT
-								    : DEADLINE_NONE;
-	}
-	/* Progress is a hundredth of a CPU or more since the last progress: a
-	 * runtime that only ticks while its program sleeps (the JVM's service
-	 * threads, about a thousandth) is not making any; a program starved
-	 * by a loaded host (two cores, forty runnable) still is. */
-	long long cpu = cgroup_slot_cpu_us(&s->cg);
-	if (cpu > w->last_cpu_us &&
-	    (cpu - w->last_cpu_us) / 10 >= now - w->last_progress) {
-		w->last_cpu_us = cpu;
-		w->last_progress = now;
-	} else if (now - w->last_progress >= STILL_MS) {
-		/* Waiting in the kernel uninterruptibly is not idling: a
-		 * runtime that faults its cold libraries in from a slow disk
-		 * spends seconds so with almost no CPU.  A program that
-		 * contrives to stay so meets the absolute deadline. */
-		long since;
-		if (blocked_sample(s, w, now, &since))
-			w->last_progress = now;
-	}
-	if (cpu / 1000 > spec->cpu_deadline_ms)
-		return DEADLINE_CPU_CEILING;
-	if (now - w->last_progress >= spec->idle_deadline_ms)
-		return DEADLINE_NO_PROGRESS;
-	if (now - w->t0 >= spec->timeout_ms)
-		return DEADLINE_ABSOLUTE;
-	return DEADLINE_NONE;
-}
-
-static long next_wake(const struct sandbox_spec *spec, const struct watch *w, long now)
-{
-	if (spec->cpu_deadline_ms > 0)
-		return 10;       /* the CPU reading is sampled */
-	long left = w->t0 + w->excused + spec->timeout_ms - now;
-	if (w->excused < spec->excuse_blocked_ms && left > BLOCKED_CHECK_MS)
-		left = BLOCKED_CHECK_MS;
-	if (spec->budget_end_ms && spec->budget_end_ms - now < left)
-		left = spec->budget_end_ms - now;
-	return left < 0 ? 0 : left;
-}
-
 enum { P_OUT, P_ERR, P_FILE, P_REPORT, P_IN, P_CLIENT, P_N };
 
 static void stop_run(pid_t init, struct sandbox_result *res)
@@ -270,13 +191,17 @@ static void feed_stdin(struct plan *p, struct pollfd *pfd, size_t *fed)
 static long long prof_handoff_us;   /* when the request went to init */
 #endif
 
-/* One report from init: a setup step's fault, or the payload's exit. */
-static void read_report(const struct sandbox_spec *spec, struct pollfd *pfd,
+/* One report from init: a setup step's fault, the program's start, or the
+ * payload's exit. */
+static void read_report(struct plan *p, struct watch *w, struct pollfd *pfd,
 			struct sandbox_result *res, bool *have_status)
 {
+	const struct sandbox_spec *spec = p->spec;
 	struct report r;
 	ssize_t got = read(pfd->fd, &r, sizeof(r));
-	if (got == (ssize_t)sizeof(r) && r.kind == REPORT_FAULT && !res->fault[0]) {
+	if (got == (ssize_t)sizeof(r) && r.kind == REPORT_START) {
+		watch_start(p->slot, spec, w, (long)(r.start_us / 1000), res);
+	} else if (got == (ssize_t)sizeof(r) && r.kind == REPORT_FAULT && !res->fault[0]) {
 		fail(res->fault, sizeof(res->fault), "sandbox: %s errno=%d", r.step, r.err);
 	} else if (got == (ssize_t)sizeof(r) && r.kind == REPORT_EXIT) {
 		res->wait_status = r.status;
@@ -325,7 +250,8 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 		[P_CLIENT] = { .fd = spec->client ? spec->client->fd : -1,
 			       .events = POLLIN | POLLRDHUP },
 	};
-	struct watch w = { .t0 = t0, .last_progress = t0 };
+	struct watch w = { .t0 = t0, .last_progress = t0, .last_blocked_check = t0,
+			   .wait_us = -1, .started = spec->setup_max_ms <= 0 };
 	size_t fed = 0;
 	/* Not on the stack: 64 KiB of it, probed page by page on every call,
 	 * were 17 of the worker's pages copied per run while init (which
@@ -391,7 +317,7 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 			}
 		}
 		if (pfd[P_REPORT].fd >= 0 && pfd[P_REPORT].revents)
-			read_report(spec, &pfd[P_REPORT], res, have_status);
+			read_report(p, &w, &pfd[P_REPORT], res, have_status);
 	}
 }
 
@@ -430,6 +356,18 @@ static void reap_exiting(struct slot *slot)
 	}
 	slot->exiting_mntns = -1;
 	cgroup_run_end(&slot->cg);      /* v2: the finished run's leaf goes */
+}
+
+void sandbox_forget(struct slot *slot)
+{
+	struct plan *p = slot->ahead;
+	slot->ahead = NULL;
+	if (p) {
+		plan_close(p);
+		free(p);
+	}
+	close_fd(&slot->exiting_mntns);
+	slot->exiting = 0;
 }
 
 void sandbox_release(struct slot *slot)
@@ -606,7 +544,7 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	char nspath[64];
 
 	memset(res, 0, sizeof(*res));
-	res->cpu_ms = res->memory_peak_kb = -1;
+	res->cpu_ms = res->memory_peak_kb = res->setup_ms = -1;
 	reap_exiting(slot);
 
 	/* The request's names and layers are checked here whichever way the
@@ -650,7 +588,10 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	supervise_run(init, p, res, t0, &have_status);
 	prof_end(PROF_SUPERVISE, tp);
 	status = settle_init(slot, init, mntns, have_status, res);
-	res->wall_ms = now_ms() - t0;
+	/* A judged run's wall clock is its program's, from its start; a
+	 * /run's or a build's from the hand-off, set-up included. */
+	res->wall_ms = now_ms() - (spec->setup_max_ms > 0 && res->setup_ms >= 0
+				   ? res->start_ms : t0);
 	read_usage(slot, res);
 
 	/* Faults are only reported before execve (the report pipe is

@@ -23,6 +23,8 @@ enum deadline {
 	DEADLINE_CPU_CEILING,    /* CPU time above cpu_deadline_ms */
 	DEADLINE_ABSOLUTE,       /* wall clock above timeout_ms, when judged */
 	DEADLINE_BUDGET,         /* the request's budget_end_ms passed */
+	DEADLINE_SETUP,          /* the program had not started setup_max_ms
+				  * after the hand-off: the sandbox's fault */
 };
 
 struct sandbox_result {
@@ -35,7 +37,11 @@ struct sandbox_result {
 	bool stopped;            /* on_stdout asked to stop */
 	bool client_gone;        /* the client went away: stopped for that */
 	bool oom_killed;
-	long wall_ms;
+	long wall_ms;            /* judged (setup_max_ms): from the program's
+				  * start; else from the hand-off */
+	long setup_ms;           /* hand-off to the program's start; -1 when
+				  * it never started */
+	long start_ms;           /* when it started (now_ms's clock) */
 	long cpu_ms;             /* -1 when unknown */
 	long memory_peak_kb;     /* -1 when unknown */
 	long maxrss_kb;          /* the payload tree's largest RSS (wait4) */
@@ -65,6 +71,12 @@ void sandbox_result_free(struct sandbox_result *res);
 /* The program's exit code as a shell gives it (128 + a signal), or -1 when
  * it did not end by itself (it did not run, or was killed by gaol). */
 int sandbox_exit_code(const struct sandbox_result *res);
+/* In a process forked from the slot's owner (a judging lane): forgets this
+ * process's copies of the descriptors of the slot's sandbox built ahead and
+ * of its last run, touching neither process, which stay the owner's.  A
+ * copy of the stdin pipe's write end held elsewhere would keep the
+ * program's stdin from ever reaching its end (issue 29). */
+void sandbox_forget(struct slot *slot);
 /* Ends what the slot's last runs left: a sandbox built ahead, the last
  * run's exiting init (the engine calls it before slot_free). */
 void sandbox_release(struct slot *slot);

@@ -551,25 +551,55 @@ long long cgroup_slot_cpu_us(const struct slot_cgroup *cg)
 	return (long long)(v / 1000);
 }
 
-int cgroup_slot_blocked(const struct slot_cgroup *cg)
+/* Looks at each thread listed in dir's file (v1: the pids hierarchy's
+ * tasks; v2: the run leaf's cgroup.threads): its state, and its run-queue
+ * wait (summed, -1 when the host keeps none).  At most CG_PIDS_MAX. */
+static int scan_threads(int dir, const char *file, struct run_threads *t)
 {
-	/* The run's threads: v1's pids hierarchy holds every one of the slot;
-	 * v2's run leaf those of the run.  At most CG_PIDS_MAX of them. */
 	char ids[CG_PIDS_MAX * 12];
-	int dir = cg->version == 2 ? cg->run_fd : cg->dir_fd[CG_PIDS];
-	const char *file = cg->version == 2 ? "cgroup.threads" : "tasks";
+	unsigned long long v, sum = 0;
+	bool waits = false;
 	if (dir < 0 || cg_read_text(dir, file, ids, sizeof(ids)) < 0)
 		return -1;
 	for (char *save, *tok = strtok_r(ids, "\n", &save); tok;
 	     tok = strtok_r(NULL, "\n", &save)) {
-		char path[64], stat[512];
+		char path[64], text[512];
+		/* A thread that ended since the list was read: neither blocked
+		 * nor waiting, and its wait is gone with it (the total can only
+		 * shrink: no excuse). */
 		snprintf(path, sizeof(path), "/proc/%s/stat", tok);
-		/* A thread that ended since the list was read: not blocked. */
-		if (cg_read_text(AT_FDCWD, path, stat, sizeof(stat)) == 0 &&
-		    cg_parse_stat_state(stat) == 'D')
-			return 1;
+		char state = cg_read_text(AT_FDCWD, path, text, sizeof(text)) == 0
+			     ? cg_parse_stat_state(text) : 0;
+		t->blocked = t->blocked || state == 'D';
+		t->runnable = t->runnable || state == 'R';
+		snprintf(path, sizeof(path), "/proc/%s/schedstat", tok);
+		if (cg_read_text(AT_FDCWD, path, text, sizeof(text)) == 0 &&
+		    cg_parse_schedstat_wait(text, &v) == 0) {
+			sum += v;
+			waits = true;
+		}
 	}
+	t->wait_us = waits ? (long long)(sum / 1000) : t->wait_us;
 	return 0;
+}
+
+int cgroup_run_threads(const struct slot_cgroup *cg, struct run_threads *t)
+{
+	char text[256];
+	unsigned long long v;
+	memset(t, 0, sizeof(*t));
+	t->wait_us = -1;
+	if (cg->version == 1)
+		return scan_threads(cg->dir_fd[CG_PIDS], "tasks", t);
+	int rc = scan_threads(cg->run_fd, "cgroup.threads", t);
+	/* The leaf's own pressure where the kernel keeps it (PSI is compiled
+	 * in but off by default in some, Debian's: psi=1 turns it on); it
+	 * counts a wait while it lasts, and once for threads that wait at
+	 * the same time. */
+	if (cg->run_fd >= 0 && cg_read_text(cg->run_fd, "cpu.pressure", text, sizeof(text)) == 0 &&
+	    cg_parse_pressure_some(text, &v) == 0)
+		t->wait_us = (long long)v;
+	return rc;
 }
 
 void cgroup_slot_kill_all(const struct slot_cgroup *cg)

@@ -115,11 +115,19 @@ int cgroup_slot_read(struct slot_cgroup *cg, struct cgroup_usage *u);
 /* CPU time spent in the slot since cgroup_slot_begin, in microseconds, read
  * while the run goes on (the judging deadlines watch it); -1 on error. */
 long long cgroup_slot_cpu_us(const struct slot_cgroup *cg);
-/* Whether a thread of the run waits in the kernel uninterruptibly (state
- * D): mostly for the disk, a page of a toolchain not in the page cache yet.
- * 1 yes, 0 no, -1 unknown.  Read while the run goes on (the no-progress
- * deadline asks it of a run whose CPU time stands still). */
-int cgroup_slot_blocked(const struct slot_cgroup *cg);
+/* The run's threads as the no-progress deadline sees them, read while the
+ * run goes on: whether one waits in the kernel uninterruptibly (state D:
+ * mostly the disk) or is runnable (state R: running, or waiting for a CPU),
+ * and how long the run waited for a CPU in all, us, a total that grows
+ * during the run (-1 when the host keeps none): v2 the run leaf's
+ * cpu.pressure "some" total, else (v1, v2 without PSI) the threads'
+ * run-queue wait from /proc/<tid>/schedstat, summed, which a thread's
+ * wait reaches only when it gets a CPU again.  0, or -1. */
+struct run_threads {
+	bool blocked, runnable;
+	long long wait_us;
+};
+int cgroup_run_threads(const struct slot_cgroup *cg, struct run_threads *t);
 /* Kills whatever is left in the slot cgroup (sweep). */
 void cgroup_slot_kill_all(const struct slot_cgroup *cg);
 /* v2: the run's leaf is left as it is, with whatever is still in it (a
@@ -141,6 +149,10 @@ int cg_parse_proc_cgroup(const char *text, const char *controller, char *out, si
  * hierarchy with controller among its options, unescaped.  0 or -1. */
 int cg_parse_v1_mount_point(const char *text, const char *controller, char *out,
 			    size_t len);
+/* A /proc/<tid>/schedstat text: its run-queue wait, ns.  0 or -1. */
+int cg_parse_schedstat_wait(const char *text, unsigned long long *wait_ns);
+/* A cpu.pressure text: the "some" line's total, us.  0 or -1. */
+int cg_parse_pressure_some(const char *text, unsigned long long *total_us);
 /* A /proc/<pid>/stat text: the state letter ('R', 'S', 'D', ...), or 0. */
 char cg_parse_stat_state(const char *text);
 /* Whether name is one of the comma-separated items of list[0..len). */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "slot/cgroup.h"
+#include "slot/cgroup_internal.h"
 
 /* "key value" lines, as in cpu.stat, memory.events, memory.oom_control. */
 static int parse_keyed(const char *text, const char *key, unsigned long long *value)
@@ -59,6 +60,27 @@ char cg_parse_stat_state(const char *text)
 	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
 		return 0;
 	return p[2];
+}
+
+/* "<on-CPU ns> <run-queue wait ns> <timeslices>" (sched_info). */
+int cg_parse_schedstat_wait(const char *text, unsigned long long *wait_ns)
+{
+	char *end;
+	errno = 0;
+	strtoull(text, &end, 10);
+	if (end == text || *end != ' ' || errno)
+		return -1;
+	return cg_parse_u64(end + 1, wait_ns);
+}
+
+/* cpu.pressure: "some avg10=0.00 avg60=0.00 avg300=0.00 total=N" first. */
+int cg_parse_pressure_some(const char *text, unsigned long long *total_us)
+{
+	const char *nl = strchr(text, '\n');
+	const char *t = strstr(text, " total=");
+	if (strncmp(text, "some ", 5) || !t || (nl && t > nl))
+		return -1;
+	return cg_parse_u64(t + 7, total_us);
 }
 
 /* Whether name is one of the comma-separated items of list[0..len). */

@@ -24,13 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256];
 
 	err[0] = '\0';
-	if (eval_request_parse(body, size, &r, err, sizeof err) == 0) {
+	if (eval_request_parse(body, size, EVAL_TESTS_MAX_DEFAULT, &r, err, sizeof err) == 0) {
 		FUZZ_CHECK(fuzz_utf8_valid(body, size), "accepted a body that "
 			   "is not UTF-8");
 		FUZZ_CHECK(r.code.data && r.code.data[r.code.len] == '\0',
 			   "code missing or not terminated");
 		FUZZ_CHECK(r.language, "no language");
-		FUZZ_CHECK(r.n_tests <= EVAL_TESTS_MAX,   /* 0: {"results": []} */
+		FUZZ_CHECK(r.n_tests <= EVAL_TESTS_MAX_DEFAULT,   /* 0: {"results": []} */
 			   "%zu tests", r.n_tests);
 		for (size_t i = 0; i < r.n_tests; i++) {
 			const struct eval_test *t = &r.tests[i];

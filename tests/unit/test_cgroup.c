@@ -209,6 +209,31 @@ START_TEST(cgroup_proc_stat_gives_the_state_letter)
 }
 END_TEST
 
+START_TEST(cgroup_schedstat_gives_the_run_queue_wait)
+{
+	unsigned long long v = 0;
+
+	ck_assert_int_eq(cg_parse_schedstat_wait("27699712 283809809 11\n", &v), 0);
+	ck_assert_uint_eq(v, 283809809ULL);
+	ck_assert_int_eq(cg_parse_schedstat_wait("27699712\n", &v), -1);
+	ck_assert_int_eq(cg_parse_schedstat_wait("", &v), -1);
+}
+END_TEST
+
+START_TEST(cgroup_cpu_pressure_gives_the_some_total)
+{
+	unsigned long long v = 0;
+
+	ck_assert_int_eq(cg_parse_pressure_some("some avg10=0.00 avg60=0.00 avg300=0.00 "
+						"total=1015669\nfull avg10=0.00 avg60=0.00 "
+						"avg300=0.00 total=7\n", &v), 0);
+	ck_assert_uint_eq(v, 1015669ULL);
+	/* Only the "some" line's: a text without it is refused. */
+	ck_assert_int_eq(cg_parse_pressure_some("full avg10=0.00 total=7\n", &v), -1);
+	ck_assert_int_eq(cg_parse_pressure_some("some avg10=0.00\nfull total=7\n", &v), -1);
+}
+END_TEST
+
 Suite *
 cgroup_suite(void)
 {
@@ -216,6 +241,8 @@ cgroup_suite(void)
 	TCase *t = tcase_create("formats");
 
 	tcase_add_test(t, cgroup_v2_cpu_stat_gives_usage_usec);
+	tcase_add_test(t, cgroup_schedstat_gives_the_run_queue_wait);
+	tcase_add_test(t, cgroup_cpu_pressure_gives_the_some_total);
 	tcase_add_test(t, cgroup_v2_memory_events_give_oom_kills);
 	tcase_add_test(t, cgroup_v1_oom_control_gives_oom_kills);
 	tcase_add_test(t, cgroup_slots_are_made_beside_the_pool);

@@ -19,7 +19,7 @@ static const char *const variables[] = {
 	"RUN_CONCURRENCY", "RUN_INPUT_MAX", "RUN_OUTPUT_MAX", "RUN_TIMEOUT_MAX",
 	"DEBUG", "ALLOW_SHUTDOWN", "RUN_UID_BASE", "RUN_ENV_ALLOW",
 	"RUN_MEMORY_MAX", "RUN_SANDBOX_TMP_SIZE", "RUN_SANDBOX_MEM_MAX",
-	"GAOL_LANGS_DIR", "GAOL_STATE_DIR", "RUN_ROOT_EXTRA", "RUN_EVAL_PARALLEL",
+	"GAOL_LANGS_DIR", "GAOL_STATE_DIR", "RUN_ROOT_EXTRA", "RUN_EVAL_PARALLEL", "RUN_EVAL_TESTS_MAX",
 	"RUN_EVAL_CACHE_MAX", "GAOL_INSTANCE", "RUN_TIME_LIMIT_MAX", "RUN_MEMORY_LIMIT_MAX",
 	"RUN_EVAL_BUILD_MAX", "RUN_EVAL_BUILD_FILES",
 	"RUN_EVAL_HIDE_CACHED",
@@ -426,6 +426,15 @@ START_TEST(config_eval_defaults_and_bounds)
 	refuses("RUN_EVAL_PARALLEL", "0");
 	refuses("RUN_EVAL_PARALLEL", "17");
 	unsetenv("RUN_EVAL_PARALLEL");
+	/* The test-count cap is the operator's (issue 29). */
+	loads();
+	ck_assert_uint_eq(cfg.eval_tests_max, 1000);
+	refuses("RUN_EVAL_TESTS_MAX", "0");
+	refuses("RUN_EVAL_TESTS_MAX", "100001");
+	setenv("RUN_EVAL_TESTS_MAX", "100000", 1);
+	loads();
+	ck_assert_uint_eq(cfg.eval_tests_max, 100000);
+	unsetenv("RUN_EVAL_TESTS_MAX");
 	refuses("RUN_EVAL_CACHE_MAX", "lots");
 }
 END_TEST

@@ -20,7 +20,7 @@ static char err[512];
 static int
 parse(const char *body, struct eval_request *r)
 {
-	return eval_request_parse(body, strlen(body), r, err, sizeof(err));
+	return eval_request_parse(body, strlen(body), EVAL_TESTS_MAX_DEFAULT, r, err, sizeof(err));
 }
 
 static void
@@ -82,6 +82,21 @@ START_TEST(evaluate_request_takes_docker_evaluator_fields)
 	ck_assert_str_eq(r.output_file, "sum.out");
 	ck_assert_int_eq(r.wall_time_limit_ms, 1500);
 	eval_request_free(&r);
+}
+END_TEST
+
+START_TEST(evaluate_request_takes_at_most_tests_max_test_cases)
+{
+	struct eval_request r;
+	const char *three = "{\"code\":\"x\",\"language\":\"c\",\"test_cases\":"
+			    "[{\"expected_output\":\"1\"},{\"expected_output\":\"2\"},"
+			    "{\"expected_output\":\"3\"}]}";
+
+	ck_assert_int_eq(eval_request_parse(three, strlen(three), 3, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.n_tests, 3);
+	eval_request_free(&r);
+	ck_assert_int_eq(eval_request_parse(three, strlen(three), 2, &r, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "at most 2 (RUN_EVAL_TESTS_MAX)"), "%s", err);
 }
 END_TEST
 
@@ -344,6 +359,7 @@ judge_suite(void)
 	tcase_add_test(t, evaluate_request_takes_compicode_fields);
 	tcase_add_test(t, evaluate_request_takes_limits_and_file_io);
 	tcase_add_test(t, evaluate_request_refuses_malformed_bodies);
+	tcase_add_test(t, evaluate_request_takes_at_most_tests_max_test_cases);
 	tcase_add_test(t, evaluate_request_takes_docker_evaluator_fields);
 	suite_add_tcase(s, t);
 	t = tcase_create("compare");
