@@ -110,7 +110,7 @@ BODY_ERRORS = {
                             '{"lang_slug": "python", "solution_text": "x"}'),
     # /evaluate answers these 200, "Unsupported language: X" on every test
     # as CompiCode's executor does (test_client_compicode.py): None.
-    "unknown language": (run_with(lang_slug="cobol"), None),
+    "unknown language": (run_with(lang_slug="befunge93"), None),
     "empty language": (run_with(lang_slug=""), None),
     "language with NUL": (run_with(lang_slug="pyt\u0000hon"), None),
     "100k language name": (run_with(lang_slug="p" * 100000), None),
@@ -224,7 +224,7 @@ def test_a_malformed_body_gets_its_status_in_json(stack, path, body, status):
 @pytest.mark.parametrize("path, status", [("/run", 400), ("/evaluate", 422)])
 def test_a_body_of_exactly_RUN_INPUT_MAX_bytes_is_read(stack, path, status):
     # Not 413: the body is within the limit, and refused for its content.
-    field = b'{"lang_slug": "cobol", "solution_text": "' if path == "/run" \
+    field = b'{"lang_slug": "befunge93", "solution_text": "' if path == "/run" \
         else b'{"language": "python", "code": "'
     body = exactly(INPUT_MAX, field)
     r = stack.post(path, body, headers={"Content-Type": "application/json"})

@@ -135,7 +135,7 @@ def test_base64_output_is_byte_exact(stack, installed):
 
 
 @pytest.mark.parametrize("body, field", [
-    ({"language": "cobol", "files": [{"content": "x"}]}, "runtime is unknown"),
+    ({"language": "befunge93", "files": [{"content": "x"}]}, "runtime is unknown"),
     ({"language": "python", "version": "2.x", "files": [{"content": "x"}]}, "version"),
     ({"language": "python", "files": [{"content": "!!", "encoding": "base64"}]}, "files[0].content"),
     ({"language": "python", "files": [{"content": "abc", "encoding": "hex"}]}, "files[0].content"),

@@ -103,7 +103,7 @@ def test_400_wrong_types_or_missing_fields(stack, payload):
 
 
 def test_400_unknown_lang_slug(stack):
-    r = stack.run({"lang_slug": "cobol", "solution_text": "x"})
+    r = stack.run({"lang_slug": "befunge93", "solution_text": "x"})
     assert_json_error(r, 400)
 
 

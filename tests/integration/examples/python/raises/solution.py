@@ -1,4 +1,3 @@
-# SPDX-License-Identifier: Apache-2.0
 def solution(a, b):
     print("dividing", a, "by", b)
     if b == 0:
