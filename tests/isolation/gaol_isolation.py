@@ -66,6 +66,12 @@ class LangsCopy:
         self.root = tempfile.mkdtemp(prefix="gaol-iso-langs-")
         os.chmod(self.root, 0o755)
         for slug in LANGS:
+            # python is every test's; the others only where the checkout
+            # has them (the v2 VM's guest hides the languages it does not
+            # keep): test_more_langs_hostile.py skips a language gaol does
+            # not list as installed.
+            if slug != "python" and not os.path.isdir(os.path.join(LANGS_SOURCE, slug)):
+                continue
             shutil.copytree(os.path.join(LANGS_SOURCE, slug), os.path.join(self.root, slug),
                             symlinks=True)
         self.python = os.path.join(self.root, "python")
