@@ -235,6 +235,12 @@ __attribute__((noreturn)) void init_main(struct plan *p)
 		close(p->file[0]);
 	if (p->go[1] >= 0)
 		close(p->go[1]);
+	/* An interactive run's relay pipes are the worker's: a copy held
+	 * here would keep the peer from ever seeing their end. */
+	if (!p->ahead && p->spec->relay) {
+		close(p->spec->relay_in);
+		close(p->spec->relay_out);
+	}
 	mounts_build_static(p);
 	if (p->ahead) {
 		/* Ready: wait for the request.  The worker gone, so are we. */

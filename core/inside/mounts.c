@@ -322,6 +322,14 @@ int mounts_build_request(const struct plan *p)
 	pathcat(path, sizeof(path), root, "/sandbox");
 	mount_or_fail(p, "overlay", path, "overlay", MS_NOSUID | MS_NODEV,
 		       p->overlay_opts, "mount /sandbox overlay");
+	if (spec->data_dir) {
+		/* A checker's files: the worker's, read-only, none of them
+		 * charged to this run's memory. */
+		pathcat(tmp, sizeof(tmp), path, "/judge");
+		if (mkdir(tmp, 0755) < 0)
+			init_fail(p, "mkdir /sandbox/judge");
+		bind_ro(p, spec->data_dir, tmp, "bind judge files");
+	}
 	build_cache_overlays(p, root);
 	/* /proc/meminfo: the run's own limit, not the host's memory. */
 	if (neutral_meminfo(scratch_fd, "meminfo", spec->mem_max ? spec->mem_max

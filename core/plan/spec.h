@@ -92,6 +92,24 @@ struct sandbox_spec {
 	 * $0, $1, ... }, so that the request's words reach the recipe as
 	 * positional parameters, never as its text.  NULL: sh -c command. */
 	char *const *sh_argv;
+	/* A checker's or interactor's files (judge/aide.c): a host directory,
+	 * the worker's, bound read-only at /sandbox/judge.  Its pages are
+	 * charged to whoever wrote them, never to the run.  NULL: none. */
+	const char *data_dir;
+	/* An interactive test (judge/aide.c): the run's stdin is what the
+	 * worker reads from relay_in, and its stdout, kept as ever, is also
+	 * copied to relay_out, both pipes of the worker's own that the peer's
+	 * worker holds the other ends of (the two runs share no pipe end).
+	 * sandbox_run closes both before it returns: the peer then sees the
+	 * end.  Needs stdin_data non-NULL (the stdin pipe). */
+	bool relay;
+	int relay_in, relay_out;
+	/* The no-progress window of a pair of runs (an interactor and its
+	 * solution): each run writes its own CPU time into pair_cpu_us[pair_self]
+	 * (memory the two workers share) and counts the sum as progress, so
+	 * that waiting for the peer is not idling.  NULL: the run's own. */
+	volatile long long *pair_cpu_us;
+	int pair_self;
 };
 
 #endif

@@ -163,7 +163,103 @@ static int drain(struct stream *st, size_t output_max, bool keep_only, char *chu
 	return over ? -1 : 1;
 }
 
-enum { P_OUT, P_ERR, P_FILE, P_REPORT, P_IN, P_CLIENT, P_N };
+enum { P_OUT, P_ERR, P_FILE, P_REPORT, P_IN, P_CLIENT, P_RIN, P_ROUT, P_N };
+
+/* An interactive run's two copies (spec->relay): the peer's bytes into the
+ * program's stdin, the program's stdout out to the peer.  Each direction
+ * holds at most one chunk: while it waits to be written, the side it came
+ * from is not read (parked), so a program or a peer that stops reading
+ * stops the other, as a pipe would, and the worker's memory stays flat. */
+struct relay {
+	bool on;
+	int in, out;             /* the worker's pipes to and from the peer */
+	char *to_prog, *to_peer;
+	size_t prog_len, prog_off, peer_len, peer_off;
+	bool sink;               /* the program's stdin is closed: the peer's
+				  * bytes are read and dropped */
+};
+
+/* poll() skips a negative fd: parked, it is -2 - fd (-1 stays "ended"). */
+static void park(struct pollfd *pfd, bool parked)
+{
+	if (parked && pfd->fd >= 0)
+		pfd->fd = -2 - pfd->fd;
+	else if (!parked && pfd->fd < -1)
+		pfd->fd = -2 - pfd->fd;
+}
+
+static void relay_arm(struct relay *rl, struct pollfd *pfd)
+{
+	if (!rl->on)
+		return;
+	pfd[P_RIN].fd = rl->in;
+	pfd[P_ROUT].fd = rl->out;
+	park(&pfd[P_RIN], rl->prog_len > rl->prog_off);
+	park(&pfd[P_IN], rl->prog_len == rl->prog_off);
+	park(&pfd[P_ROUT], rl->peer_len == rl->peer_off);
+	park(&pfd[P_OUT], rl->peer_len > rl->peer_off);
+}
+
+/* The peer's bytes: read into the buffer, written to the program's stdin;
+ * the peer's end closes the program's stdin. */
+static void relay_to_prog(struct relay *rl, struct plan *p, struct pollfd *pfd)
+{
+	if (pfd[P_RIN].fd >= 0 && pfd[P_RIN].revents) {
+		ssize_t n = read(rl->in, rl->to_prog, CHUNK);
+		if (n > 0 && !rl->sink) {
+			rl->prog_len = (size_t)n;
+			rl->prog_off = 0;
+		} else if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			close_fd(&rl->in);
+			if (!rl->sink)
+				close_fd(&p->in[1]);
+			pfd[P_IN].fd = -1;
+		}
+	}
+	if (pfd[P_IN].fd >= 0 && pfd[P_IN].revents) {
+		ssize_t k = write(p->in[1], rl->to_prog + rl->prog_off,
+				  rl->prog_len - rl->prog_off);
+		if (k > 0)
+			rl->prog_off += (size_t)k;
+		else if (k < 0 && errno != EAGAIN && errno != EINTR) {
+			/* The program closed its stdin: the rest is dropped. */
+			close_fd(&p->in[1]);
+			pfd[P_IN].fd = -1;
+			rl->sink = true;
+			rl->prog_len = rl->prog_off = 0;
+		}
+	}
+}
+
+/* The program's stdout, copied on to the peer; a peer gone closes the
+ * program's stdout, which then meets EPIPE as it would on a pipe. */
+static void relay_to_peer(struct relay *rl, struct plan *p, struct pollfd *pfd)
+{
+	if (pfd[P_ROUT].fd < 0 || !pfd[P_ROUT].revents)
+		return;
+	ssize_t k = write(rl->out, rl->to_peer + rl->peer_off, rl->peer_len - rl->peer_off);
+	if (k > 0) {
+		rl->peer_off += (size_t)k;
+	} else if (k < 0 && errno != EAGAIN && errno != EINTR) {
+		close_fd(&rl->out);
+		rl->peer_len = rl->peer_off = 0;
+		close_fd(&p->out[0]);
+		pfd[P_OUT].fd = -1;
+	}
+}
+
+/* What the program wrote to stdout, for the peer (the buffer is empty:
+ * stdout is read only then); its end is the peer's end of input. */
+static void relay_stdout(struct relay *rl, const char *chunk, size_t len, int r)
+{
+	if (!rl->on || rl->out < 0)
+		return;
+	memcpy(rl->to_peer, chunk, len);
+	rl->peer_len = len;
+	rl->peer_off = 0;
+	if (r == 0)
+		close_fd(&rl->out);
+}
 
 static void stop_run(pid_t init, struct sandbox_result *res)
 {
@@ -232,8 +328,8 @@ static bool client_left(const struct sandbox_spec *spec, struct pollfd *pfd)
 	return false;
 }
 
-static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res,
-		      long t0, bool *have_status)
+static void supervise_loop(pid_t init, struct plan *p, struct sandbox_result *res,
+			   long t0, bool *have_status, struct relay *rl)
 {
 	const struct sandbox_spec *spec = p->spec;
 	struct stream streams[3] = {
@@ -249,6 +345,8 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 		[P_IN] = { .fd = p->in[1], .events = POLLOUT },
 		[P_CLIENT] = { .fd = spec->client ? spec->client->fd : -1,
 			       .events = POLLIN | POLLRDHUP },
+		[P_RIN] = { .fd = -1, .events = POLLIN },
+		[P_ROUT] = { .fd = -1, .events = POLLOUT },
 	};
 	struct watch w = { .t0 = t0, .last_progress = t0, .last_blocked_check = t0,
 			   .wait_us = -1, .started = spec->setup_max_ms <= 0 };
@@ -269,7 +367,7 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 		 * need not be waited for here. */
 		int open_fds = 0;
 		for (int i = 0; i < P_REPORT; i++)
-			open_fds += pfd[i].fd >= 0;
+			open_fds += pfd[i].fd != -1;   /* parked included */
 		if (!open_fds && (*have_status || pfd[P_REPORT].fd < 0))
 			break;
 		long now = now_ms();
@@ -280,6 +378,7 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 			stop_run(init, res);
 			return;
 		}
+		relay_arm(rl, pfd);
 		long wake = next_wake(spec, &w, now);
 		int n = poll(pfd, P_N, (int)(wake > INT_MAX ? INT_MAX : wake));
 		if (n < 0 && errno != EINTR)
@@ -291,8 +390,12 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 			stop_run(init, res);
 			return;
 		}
-		if (pfd[P_IN].fd >= 0 && pfd[P_IN].revents)
+		if (rl->on) {
+			relay_to_prog(rl, p, pfd);
+			relay_to_peer(rl, p, pfd);
+		} else if (pfd[P_IN].fd >= 0 && pfd[P_IN].revents) {
 			feed_stdin(p, &pfd[P_IN], &fed);
+		}
 		for (int i = P_OUT; i <= P_FILE; i++) {
 			if (pfd[i].fd < 0 || !pfd[i].revents)
 				continue;
@@ -302,6 +405,8 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 				      keep, chunk, &len);
 			if (i != P_FILE && len && spec->on_output)
 				spec->on_output(spec->ctx, streams[i].which, chunk, len);
+			if (i == P_OUT && (len || r == 0))
+				relay_stdout(rl, chunk, len, r);
 			if (i == P_OUT && len && spec->on_stdout &&
 			    spec->on_stdout(spec->ctx, chunk, len)) {
 				res->stopped = true;
@@ -319,6 +424,25 @@ static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res
 		if (pfd[P_REPORT].fd >= 0 && pfd[P_REPORT].revents)
 			read_report(p, &w, &pfd[P_REPORT], res, have_status);
 	}
+}
+
+static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res,
+			  long t0, bool *have_status)
+{
+	const struct sandbox_spec *spec = p->spec;
+	struct relay rl = { .on = spec->relay, .in = spec->relay ? spec->relay_in : -1,
+			    .out = spec->relay ? spec->relay_out : -1 };
+	if (rl.on && (!(rl.to_prog = malloc(CHUNK)) || !(rl.to_peer = malloc(CHUNK)))) {
+		fail(res->fault, sizeof(res->fault), "sandbox: out of memory");
+		stop_run(init, res);
+	} else {
+		supervise_loop(init, p, res, t0, have_status, &rl);
+	}
+	/* The peer sees the end of both copies with this run's. */
+	close_fd(&rl.in);
+	close_fd(&rl.out);
+	free(rl.to_prog);
+	free(rl.to_peer);
 }
 
 static void reap(pid_t pid)

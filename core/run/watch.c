@@ -108,6 +108,16 @@ static enum deadline timeout_passed(const struct slot *s, const struct sandbox_s
 	return now - w->t0 - w->excused >= spec->timeout_ms ? DEADLINE_TIMEOUT : DEADLINE_NONE;
 }
 
+/* The CPU time that counts as progress: the run's own, or with a peer (an
+ * interactor and its solution) the pair's, each run writing its own. */
+static long long pair_cpu(const struct sandbox_spec *spec, long long cpu)
+{
+	if (!spec->pair_cpu_us)
+		return cpu;
+	spec->pair_cpu_us[spec->pair_self & 1] = cpu > 0 ? cpu : 0;
+	return spec->pair_cpu_us[0] + spec->pair_cpu_us[1];
+}
+
 enum deadline deadline_passed(const struct slot *s, const struct sandbox_spec *spec,
 				     struct watch *w, long now)
 {
@@ -121,9 +131,10 @@ enum deadline deadline_passed(const struct slot *s, const struct sandbox_spec *s
 	 * runtime that only ticks while its program sleeps (the JVM's service
 	 * threads, about a thousandth) is not making any. */
 	long long cpu = cgroup_slot_cpu_us(&s->cg);
-	if (cpu > w->last_cpu_us &&
-	    (cpu - w->last_cpu_us) / 10 >= now - w->last_progress) {
-		w->last_cpu_us = cpu;
+	long long seen = pair_cpu(spec, cpu);
+	if (seen > w->last_cpu_us &&
+	    (seen - w->last_cpu_us) / 10 >= now - w->last_progress) {
+		w->last_cpu_us = seen;
 		w->last_progress = now;
 	}
 	brakes(s, w, now, cpu);
@@ -152,7 +163,8 @@ void watch_start(const struct slot *s, const struct sandbox_spec *spec,
 	long long cpu = cgroup_slot_cpu_us(&s->cg);
 	w->started = true;
 	w->t0 = w->last_progress = w->last_blocked_check = start_ms;
-	w->cpu0_us = w->last_cpu_us = w->look_cpu_us = cpu > 0 ? cpu : 0;
+	w->cpu0_us = w->look_cpu_us = cpu > 0 ? cpu : 0;
+	w->last_cpu_us = pair_cpu(spec, w->cpu0_us);
 }
 
 long next_wake(const struct sandbox_spec *spec, const struct watch *w, long now)
