@@ -140,7 +140,12 @@ static int open_engine(struct engine *e, long slot, bool run_only, bool one_shot
 	 * building on the other CPU meanwhile: not pinned. */
 	if (run_only && !one_shot && !e->cfg.unpinned)
 		cpus_pin((unsigned)slot);
+	/* Its checkers' and interactors' UID too (CONFIG_AIDE_UID), held
+	 * until the process ends. */
+	static struct uid_locks aide;
 	if (uidlock_take(uid, e->cfg.instance, e->cfg.uid_base + (uid_t)slot, 1,
+			 err, sizeof(err)) < 0 ||
+	    uidlock_take(&aide, e->cfg.instance, CONFIG_AIDE_UID(&e->cfg, (uid_t)slot), 1,
 			 err, sizeof(err)) < 0 ||
 	    (run_only ? engine_take_run_slot(e, (unsigned)slot, err, sizeof(err))
 	     : engine_take_slot(e, (unsigned)slot, err, sizeof(err))) < 0) {

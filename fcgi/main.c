@@ -177,10 +177,20 @@ static int take_uids(const struct engine *e, bool check, struct uid_locks *uids)
 {
 	char err[512];
 
+	/* The checkers' and interactors' UIDs, past the check's (config.h,
+	 * CONFIG_AIDE_UID): held by the pool for as long as it lives. */
+	static struct uid_locks aides;
+
 	if (uidlock_take(uids, e->cfg.instance,
 			 e->cfg.uid_base + (check ? e->cfg.concurrency : 0),
 			 check ? 1 : e->cfg.concurrency, err, sizeof err) < 0) {
 		fprintf(stderr, "gaol-fcgi: refusing to start: %s\n", err);
+		return -1;
+	}
+	if (!check && uidlock_take(&aides, e->cfg.instance, CONFIG_AIDE_UID(&e->cfg, 0),
+				   e->cfg.concurrency, err, sizeof err) < 0) {
+		fprintf(stderr, "gaol-fcgi: refusing to start: %s\n", err);
+		uidlock_release(uids);
 		return -1;
 	}
 	return 0;

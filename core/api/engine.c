@@ -167,6 +167,24 @@ int engine_take_lanes(struct engine *e, char *err, size_t errlen)
 	return 0;
 }
 
+int engine_take_aides(struct engine *e, char *err, size_t errlen)
+{
+	unsigned index = CONFIG_AIDE_INDEX(&e->cfg, e->slot_index);
+	for (unsigned k = e->n_aides; k < e->cfg.eval_parallel; k++) {
+		/* Lane k + 1 of the aide's UID: named apart from any slot's. */
+		if (slot_init(&e->aides[k], &e->cfg, engine_reach(e), e->cgroup_version,
+			      index, k + 1, !e->cfg.netns_fresh, err, errlen) < 0)
+			return -1;
+		e->n_aides = k + 1;
+	}
+	return 0;
+}
+
+struct slot *engine_aide(struct engine *e, unsigned k)
+{
+	return &e->aides[k];
+}
+
 int engine_take_slot(struct engine *e, unsigned slot_index, char *err, size_t errlen)
 {
 	if (engine_take_run_slot(e, slot_index, err, errlen) < 0)
@@ -191,6 +209,9 @@ void engine_idle(struct engine *e)
 	for (unsigned k = 1; k <= e->n_lanes; k++)
 		if (slot_refresh(engine_lane(e, k), err, sizeof(err)) < 0)
 			fprintf(stderr, "gaol: slot %u lane %u: %s\n", e->slot_index, k, err);
+	for (unsigned k = 0; k < e->n_aides; k++)
+		if (slot_refresh(engine_aide(e, k), err, sizeof(err)) < 0)
+			fprintf(stderr, "gaol: slot %u aide %u: %s\n", e->slot_index, k, err);
 }
 
 /* The engine owns both the slot (slot/) and its runs (run/): what the runs
@@ -207,6 +228,9 @@ void engine_release_slot(struct engine *e)
 	for (unsigned k = 1; k <= e->n_lanes; k++)
 		slot_end(engine_lane(e, k));
 	e->n_lanes = 0;
+	for (unsigned k = 0; k < e->n_aides; k++)
+		slot_end(engine_aide(e, k));
+	e->n_aides = 0;
 	slot_end(&e->slot);
 }
 

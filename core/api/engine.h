@@ -39,6 +39,7 @@ struct engine {
 				  * the langs' strings, NULL-ended */
 	struct slot slot;        /* this worker's slot: lane 0 of judging */
 	unsigned n_lanes;        /* lanes 1..n_lanes are taken */
+	unsigned n_aides;        /* aides 0..n_aides-1 are taken */
 	int cgroup_version;      /* 1 or 2: the service's, from engine_load */
 	unsigned slot_index;     /* which slot engine_take_slot took */
 	bool one_shot;           /* set before engine_take_run_slot by a process
@@ -46,6 +47,9 @@ struct engine {
 	/* Last: engine_load leaves them as they are (engine.c). */
 	struct slot lanes[EVAL_PARALLEL_MAX - 1]; /* judging lanes 1..: read
 				  * them through engine_lane, never by index */
+	struct slot aides[EVAL_PARALLEL_MAX]; /* lane k's checkers and
+				  * interactors (engine_aide): a slot each, of
+				  * the second UID range (CONFIG_AIDE_UID) */
 };
 
 /* What kind of answer a request gets.  The engine gives the first five;
@@ -106,6 +110,11 @@ void engine_free_now(struct engine *e);
 
 /* Judging lane k: 0 is the worker's slot, 1.. its lanes' own. */
 struct slot *engine_lane(struct engine *e, unsigned k);
+/* The slot where lane k's checkers and interactors run: taken by
+ * engine_take_aides (before the lanes fork), at the first request that
+ * has one.  -1 with err, as engine_take_slot. */
+int engine_take_aides(struct engine *e, char *err, size_t errlen);
+struct slot *engine_aide(struct engine *e, unsigned k);
 
 /* A body over RUN_INPUT_MAX: answers OUTCOME_TOO_LARGE and returns true
  * (for /run and /evaluate alike). */

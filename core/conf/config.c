@@ -196,12 +196,15 @@ static int read_uid_base(const struct config_var *var, const char *v,
 
 	if (whole(var, v, &n, err, errlen) == -1)
 		return -1;
-	if (n + cfg->concurrency > UID_NOBODY)	/* only when set */
-		return fail(err, errlen, "%s=\"%s\": the slots' uids %llu..%llu "
-			    "would reach %d (nobody); at most %u with "
+	/* The slots', the self-check's (gaol-run's), and the checkers' of
+	 * both (CONFIG_AIDE_UID). */
+	unsigned long long span = 2ULL * cfg->concurrency + 2;
+	if (n + span > UID_NOBODY)	/* only when set */
+		return fail(err, errlen, "%s=\"%s\": the slots' and checkers' uids "
+			    "%llu..%llu would reach %d (nobody); at most %llu with "
 			    "RUN_CONCURRENCY=%u", var->name, v, n,
-			    n + cfg->concurrency - 1, UID_NOBODY,
-			    UID_NOBODY - cfg->concurrency, cfg->concurrency);
+			    n + span - 1, UID_NOBODY,
+			    UID_NOBODY - span, cfg->concurrency);
 	cfg->uid_base = (uid_t)n;
 	return 0;
 }
@@ -438,8 +441,8 @@ const struct config_var config_table[] = {
 	  "the largest `timeout` a /run may ask for; the default `timeout` is "
 	  "30 s or this, whichever is lower" },
 	{ "RUN_UID_BASE", read_uid_base, "10001", 1, UID_NOBODY - 1, AT(uid_base),
-	  NULL, "1-65533, and `RUN_UID_BASE + RUN_CONCURRENCY` <= 65534",
-	  "slot i runs as UID and GID `RUN_UID_BASE + i`; never nobody (65534)" },
+	  NULL, "1-65533, and `RUN_UID_BASE + 2 × RUN_CONCURRENCY + 2` <= 65534",
+	  "slot i runs as UID and GID `RUN_UID_BASE + i`, its checkers and interactors as `RUN_UID_BASE + RUN_CONCURRENCY + 1 + i`; never nobody (65534)" },
 	{ "RUN_ENV_ALLOW", read_env_allow, NULL, 0, GAOL_ENV_ALLOW_MAX, AT(env_allow),
 	  "empty", "comma-separated variable names, at most 32",
 	  "variables passed from the service's environment to programs, besides "

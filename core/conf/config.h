@@ -88,6 +88,14 @@ struct gaol_config {
 	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/<instance>) */
 };
 
+/* Slot i's checkers and interactors run as a UID of a second range, past
+ * the pool's slots (RUN_UID_BASE + i) and the self-check's (RUN_UID_BASE +
+ * RUN_CONCURRENCY): never the solution's, so that what the kernel counts
+ * per UID (RLIMIT_NPROC) of a forking solution cannot stop them. */
+#define CONFIG_AIDE_UID(cfg, i) ((cfg)->uid_base + (cfg)->concurrency + 1 + (i))
+/* The slot index slot_init is given for slot i's aides (uid_base + index). */
+#define CONFIG_AIDE_INDEX(cfg, i) ((cfg)->concurrency + 1 + (i))
+
 /* One variable: its reader is called once with the environment's value
  * (NULL when unset), in the table's order, so a row may depend on the rows
  * above it (RUN_UID_BASE on RUN_CONCURRENCY).  def is the default the reader

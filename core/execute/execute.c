@@ -28,6 +28,7 @@
 #include "api/engine.h"
 #include "execute/execute.h"
 #include "judge/cache.h"
+#include "judge/judge.h"
 #include "lang/semver.h"
 #include "util/utf8.h"
 #include "util/util.h"
@@ -224,27 +225,11 @@ static int stage_run(struct execution *x, const char *cmd, char **argv,
 	return sandbox_run(&x->e->slot, &spec, res);
 }
 
-/* The compile cache's key: every file's name and bytes, in order. */
+/* The compile cache's key: every file's name and bytes, in order (the
+ * same key as a checker's: judge_files_key). */
 static int key_make(struct execution *x, struct cache_key *key)
 {
-	size_t len = 0;
-	for (size_t i = 0; i < x->req->files.n; i++)
-		len += strlen(x->files[i].name) + 24 + x->files[i].len;
-	char *blob = malloc(len + 1), *p = blob;
-	if (!blob)
-		return -1;
-	for (size_t i = 0; i < x->req->files.n; i++) {
-		p += sprintf(p, "%s%c%020zu", x->files[i].name, 0, x->files[i].len);
-		memcpy(p, x->files[i].data, x->files[i].len);
-		p += x->files[i].len;
-	}
-	char version[1024];
-	snprintf(version, sizeof(version), "%s\ntree %s\nexecute", x->lang.version ?
-		 x->lang.version : "", x->lang.fingerprint ? x->lang.fingerprint : "");
-	int rc = cache_key_make(key, x->lang.slug, version, x->lang.compile_cmd, "files",
-				blob, (size_t)(p - blob));
-	free(blob);
-	return rc;
+	return judge_files_key(key, &x->lang, x->files, x->req->files.n);
 }
 
 /* A hit: the compiler did not run (its words are not kept). */
@@ -373,34 +358,6 @@ static const struct lang *find_language(const struct engine *e, const char *name
 	return l;
 }
 
-/* The entry point's name when the request gave none: a Java file's public
- * class, else the language's execute_file. */
-static void entry_name(const struct lang *lang, const struct req_file *f, char *out,
-		       size_t len)
-{
-	snprintf(out, len, "%s", lang->execute_file ? lang->execute_file : "main");
-	if (!lang->entry_public_class)
-		return;
-	for (const char *p = f->data; (p = strstr(p, "public ")); p++) {
-		const char *q = p + 7;
-		while (!strncmp(q, "final ", 6) || !strncmp(q, "abstract ", 9))
-			q += q[0] == 'f' ? 6 : 9;
-		if (strncmp(q, "class ", 6))
-			continue;
-		q += 6;
-		while (*q == ' ')
-			q++;
-		size_t k = 0;
-		while (q[k] == '_' || q[k] == '$' || (q[k] >= 'a' && q[k] <= 'z') ||
-		       (q[k] >= 'A' && q[k] <= 'Z') || (q[k] >= '0' && q[k] <= '9' && k))
-			k++;
-		if (k && k < 200) {
-			snprintf(out, len, "%.*s.java", (int)k, q);
-			return;
-		}
-	}
-}
-
 /* A stage's memory: -1 the ceiling; above it, a 400 naming the field. */
 static int admit_memory(const struct engine *e, const struct lang *lang, const char *field,
 			long long asked, unsigned long long *mem, struct answer *a)
@@ -519,7 +476,7 @@ static void execute_request(struct engine *e, struct exec_request *r,
 	struct execution x = { .e = e, .client = client, .lang = *lang, .req = r, .pin = -1,
 			       .end_ms = now_ms() + e->cfg.request_budget_ms };
 	x.lang.workdir = "src";
-	entry_name(lang, &r->files.v[0], entry, sizeof(entry));
+	judge_entry_name(lang, r->files.v[0].data, entry, sizeof(entry));
 	if (files_name(&r->files, entry, err, sizeof(err)) < 0) {
 		answer_message(a, OUTCOME_BAD_REQUEST, "%s", err);
 		return;

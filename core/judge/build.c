@@ -31,6 +31,30 @@ static const char *source_name(const struct lang *lang)
 	return lang->solution_file;
 }
 
+/* Every file's name and bytes, in order: what a build of several files
+ * is keyed by (malloc'd; NULL when out of memory). */
+static char *files_blob(const struct sandbox_file *files, size_t n, size_t *len)
+{
+	size_t cap = 1;
+	for (size_t i = 0; i < n; i++)
+		cap += strlen(files[i].name) + 24 + files[i].len;
+	char *blob = malloc(cap), *p = blob;
+	if (!blob)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		p += sprintf(p, "%s%c%020zu", files[i].name, 0, files[i].len);
+		memcpy(p, files[i].data, files[i].len);
+		p += files[i].len;
+	}
+	*len = (size_t)(p - blob);
+	return blob;
+}
+
+struct build_job;
+static int build_cached(struct engine *e, const struct client_watch *client,
+			const struct build_job *job, struct cache_key *key_in, long end_ms,
+			struct build *b, char *fault, size_t faultlen);
+
 /* A build whose files passed a limit is the tenant's failed build (CE),
  * said in its output like a compiler's complaint. */
 static int over_message(const struct engine *e, int over, char *buf, size_t len)
@@ -140,16 +164,25 @@ static char *build_error(const struct sandbox_result *res, long limit_ms,
 	return s;
 }
 
+/* What a build runs: a language's recipe on files, with sh's words. */
+struct build_job {
+	const struct lang *lang;
+	const char *command;
+	char *const *argv;       /* NULL: sh -c command */
+	const struct sandbox_file *files;
+	size_t n;
+};
+
 static int run_build(struct engine *e, const struct client_watch *client,
-		     const struct lang *lang, const struct eval_request *req,
-		     long end_ms, const char *out, struct build *b, char *fault, size_t faultlen)
+		     const struct build_job *job, long end_ms, const char *out,
+		     struct build *b, char *fault, size_t faultlen)
 {
-	struct sandbox_file file = { source_name(lang), req->code.data, req->code.len };
 	struct sandbox_spec spec = {
-		.lang = lang,
-		.command = lang->build_cmd,
-		.files = &file,
-		.n_files = 1,
+		.lang = job->lang,
+		.command = job->command,
+		.sh_argv = job->argv,
+		.files = job->files,
+		.n_files = job->n,
 		.timeout_ms = e->cfg.eval_compile_ms,
 		/* A compiler read from a cold page cache on a slow disk
 		 * spends its wait in state D: up to as long again of that
@@ -183,24 +216,62 @@ static int run_build(struct engine *e, const struct client_watch *client,
 	return 0;
 }
 
-int judge_build(struct engine *e, const struct client_watch *client,
-		const struct lang *lang, const struct eval_request *req,
-		long end_ms, struct build *b, char *fault, size_t faultlen)
+/* The key of a solution's build: its source alone, as ever, or with the
+ * request's files every file's name and bytes. */
+static int solution_key(struct cache_key *key, const struct lang *lang,
+			const struct eval_request *req, const struct build_job *job)
 {
-	char cache_dir[4200];
-	b->pin = -1;
-	b->uncached[0] = 0;
-	config_cache_dir(&e->cfg, cache_dir, sizeof(cache_dir));
-	struct cache_key key;
 	/* The toolchain's version and the language directory's files (build
 	 * scripts, headers) are part of what a build is. */
 	char version[1024];
 	snprintf(version, sizeof(version), "%s\ntree %s", lang->version ? lang->version : "",
 		 lang->fingerprint ? lang->fingerprint : "");
-	if (cache_key_make(&key, lang->slug, version, lang->build_cmd,
-			   source_name(lang), req->code.data, req->code.len) < 0) {
-		return fail(fault, faultlen, "out of memory");
+	if (job->n <= 1)
+		return cache_key_make(key, lang->slug, version, lang->build_cmd,
+				      source_name(lang), req->code.data, req->code.len);
+	size_t len = 0;
+	char *blob = files_blob(job->files, job->n, &len);
+	int rc = blob ? cache_key_make(key, lang->slug, version, lang->build_cmd, "files",
+				       blob, len) : -1;
+	free(blob);
+	return rc;
+}
+
+int judge_build(struct engine *e, const struct client_watch *client,
+		const struct lang *lang, const struct eval_request *req,
+		long end_ms, struct build *b, char *fault, size_t faultlen)
+{
+	struct sandbox_file one = { source_name(lang), req->code.data, req->code.len };
+	struct build_job job = { lang, lang->build_cmd, NULL, &one, 1 };
+	struct sandbox_file *files = NULL;
+	if (req->solution_files.n) {
+		files = calloc(req->solution_files.n, sizeof(*files));
+		if (!files)
+			return fail(fault, faultlen, "out of memory");
+		for (size_t i = 0; i < req->solution_files.n; i++)
+			files[i] = (struct sandbox_file){ req->solution_files.v[i].name,
+				req->solution_files.v[i].data, req->solution_files.v[i].len };
+		job.files = files;
+		job.n = req->solution_files.n;
 	}
+	struct cache_key key;
+	int rc = solution_key(&key, lang, req, &job) < 0
+		? fail(fault, faultlen, "out of memory")
+		: build_cached(e, client, &job, &key, end_ms, b, fault, faultlen);
+	free(files);
+	return rc;
+}
+
+/* Looks the build up in the cache under key (consumed), or runs it. */
+static int build_cached(struct engine *e, const struct client_watch *client,
+			const struct build_job *job, struct cache_key *key_in, long end_ms,
+			struct build *b, char *fault, size_t faultlen)
+{
+	char cache_dir[4200];
+	struct cache_key key = *key_in;
+	b->pin = -1;
+	b->uncached[0] = 0;
+	config_cache_dir(&e->cfg, cache_dir, sizeof(cache_dir));
 	if (cache_lookup(cache_dir, &key, b->lower, sizeof(b->lower), &b->pin)) {
 		b->ok = b->cached = true;
 		b->json = describe_hit(e, b->pin);
@@ -212,7 +283,7 @@ int judge_build(struct engine *e, const struct client_watch *client,
 	if (rc < 0)
 		fail(fault, faultlen, "cache: reserve errno=%d", errno);
 	else
-		rc = run_build(e, client, lang, req, end_ms, out, b, fault, faultlen);
+		rc = run_build(e, client, job, end_ms, out, b, fault, faultlen);
 	if (rc == 0 && b->ok)
 		rc = keep(e, cache_dir, &key, tmp, b, fault, faultlen);
 	else
@@ -221,6 +292,75 @@ int judge_build(struct engine *e, const struct client_watch *client,
 		json_object_object_add(b->json, "cached", json_object_new_boolean(0));
 	cache_key_free(&key);
 	return rc;
+}
+
+int judge_build_files(struct engine *e, const struct client_watch *client,
+		      const struct lang *lang, const struct sandbox_file *files, size_t n,
+		      long end_ms, struct build *b, char *fault, size_t faultlen)
+{
+	b->pin = -1;
+	b->lower[0] = b->uncached[0] = 0;
+	if (!lang->compile_cmd) {
+		b->ok = true;    /* nothing to build: the files go to each run */
+		return 0;
+	}
+	char **argv = calloc(n + 5, sizeof(*argv));
+	if (!argv)
+		return fail(fault, faultlen, "out of memory");
+	argv[0] = "sh";
+	argv[1] = "-c";
+	argv[2] = lang->compile_cmd;
+	for (size_t i = 0; i < n; i++)
+		argv[3 + i + 1] = (char *)files[i].name;
+	argv[3] = (char *)files[0].name;   /* $0, the entry point; "$@" all */
+	struct build_job job = { lang, lang->compile_cmd, argv, files, n };
+	struct cache_key key;
+	int rc = judge_files_key(&key, lang, files, n) < 0
+		? fail(fault, faultlen, "out of memory")
+		: build_cached(e, client, &job, &key, end_ms, b, fault, faultlen);
+	free(argv);
+	return rc;
+}
+
+int judge_files_key(struct cache_key *key, const struct lang *lang,
+		    const struct sandbox_file *files, size_t n)
+{
+	size_t len = 0;
+	char *blob = files_blob(files, n, &len);
+	if (!blob)
+		return -1;
+	char version[1024];
+	snprintf(version, sizeof(version), "%s\ntree %s\nexecute", lang->version ?
+		 lang->version : "", lang->fingerprint ? lang->fingerprint : "");
+	int rc = cache_key_make(key, lang->slug, version, lang->compile_cmd, "files",
+				blob, len);
+	free(blob);
+	return rc;
+}
+
+void judge_entry_name(const struct lang *lang, const char *code, char *out, size_t len)
+{
+	snprintf(out, len, "%s", lang->execute_file ? lang->execute_file : "main");
+	if (!lang->entry_public_class)
+		return;
+	for (const char *p = code; (p = strstr(p, "public ")); p++) {
+		const char *q = p + 7;
+		while (!strncmp(q, "final ", 6) || !strncmp(q, "abstract ", 9))
+			q += q[0] == 'f' ? 6 : 9;
+		if (strncmp(q, "class ", 6))
+			continue;
+		q += 6;
+		while (*q == ' ')
+			q++;
+		size_t k = 0;
+		while (q[k] == '_' || q[k] == '$' || (q[k] >= 'a' && q[k] <= 'z') ||
+		       (q[k] >= 'A' && q[k] <= 'Z') || (q[k] >= '0' && q[k] <= '9' && k))
+			k++;
+		if (k && k < 200) {
+			snprintf(out, len, "%.*s.java", (int)k, q);
+			return;
+		}
+	}
 }
 
 void judge_build_end(struct build *b)

@@ -145,7 +145,105 @@ static int io_fields(struct json_object *obj, struct eval_request *r, char *err,
 	return 0;
 }
 
-int eval_request_parse(const char *body, size_t len, size_t tests_max,
+/* `files` beside a program's code: at most files_max with the code. */
+static int more_files(struct json_object *obj, size_t files_max, struct req_files *out,
+		      char *err, size_t errlen)
+{
+	struct json_object *v;
+	if (field(obj, "files", json_type_array, false, &v, err, errlen) < 0)
+		return -1;
+	return v ? files_parse(v, files_max ? files_max - 1 : 0, out, err, errlen) : 0;
+}
+
+static int program_fields(struct json_object *o, size_t files_max, struct eval_program *pr,
+			  char *err, size_t errlen)
+{
+	struct json_object *v;
+	if (field(o, "language", json_type_string, true, &v, err, errlen) < 0)
+		return -1;
+	if (!(pr->language = strdup(json_object_get_string(v))))
+		return fail(err, errlen, "out of memory");
+	if (field(o, "code", json_type_string, true, &v, err, errlen) < 0)
+		return -1;
+	if (copy_blob(v, &pr->code) < 0)
+		return fail(err, errlen, "out of memory");
+	if (more_files(o, files_max, &pr->files, err, errlen) < 0 ||
+	    int_field(o, "time_limit_ms", 1, EVAL_TIME_LIMIT_MAX_MS, &pr->time_limit_ms,
+		      err, errlen) < 0 ||
+	    int_field(o, "memory_limit_mb", EVAL_MEMORY_MIN_MB, EVAL_MEMORY_MAX_MB,
+		      &pr->memory_limit_mb, err, errlen) < 0)
+		return -1;
+	if (!json_object_object_get_ex(o, "points_max", &v) || !v)
+		return 0;
+	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
+		return fail(err, errlen, "points_max must be a number");
+	pr->points_max = json_object_get_double(v);
+	if (!(pr->points_max > 0 && pr->points_max <= 1e9))
+		return fail(err, errlen, "points_max must be above 0 and at most 1e9");
+	return 0;
+}
+
+/* "checker" or "interactor": absent, or a program; a fault names it. */
+static int program(struct json_object *obj, const char *key, size_t files_max,
+		   struct eval_program *pr, char *err, size_t errlen)
+{
+	struct json_object *o;
+	char inner[384];
+	if (field(obj, key, json_type_object, false, &o, err, errlen) < 0)
+		return -1;
+	if (!o)
+		return 0;
+	pr->given = true;
+	pr->time_limit_ms = EVAL_AIDE_TIME_DEFAULT_MS;
+	pr->memory_limit_mb = EVAL_AIDE_MEMORY_DEFAULT_MB;
+	if (program_fields(o, files_max, pr, inner, sizeof(inner)) < 0)
+		return fail(err, errlen, "%s.%s", key, inner);
+	return 0;
+}
+
+/* files, checker, interactor (docs/api.md, "Checkers and interactors"). */
+static int aide_fields(struct json_object *obj, size_t files_max, struct eval_request *r,
+		       char *err, size_t errlen)
+{
+	if (more_files(obj, files_max, &r->files, err, errlen) < 0 ||
+	    program(obj, "checker", files_max, &r->checker, err, errlen) < 0 ||
+	    program(obj, "interactor", files_max, &r->interactor, err, errlen) < 0)
+		return -1;
+	if (r->interactor.given && r->file_io)
+		return fail(err, errlen, "an interactor talks to the solution on stdin and "
+			    "stdout: input_mode \"file\" cannot go with it");
+	return 0;
+}
+
+int eval_files_with(const struct blob *code, const struct req_files *more,
+		    const char *entry, const char *what, struct req_files *out,
+		    char *err, size_t errlen)
+{
+	char inner[384];
+	out->n = 0;
+	out->v = calloc(more->n + 1, sizeof(*out->v));
+	if (!out->v)
+		return fail(err, errlen, "out of memory");
+	for (size_t i = 0; i <= more->n; i++) {
+		const struct req_file *f = i ? &more->v[i - 1] : NULL;
+		const char *data = f ? f->data : code->data;
+		size_t len = f ? f->len : code->len;
+		struct req_file *g = &out->v[out->n++];
+		g->len = len;
+		g->data = malloc(len + 1);
+		g->name = f && f->name ? strdup(f->name) : NULL;
+		if (!g->data || (f && f->name && !g->name))
+			return fail(err, errlen, "out of memory");
+		memcpy(g->data, data ? data : "", len);
+		g->data[len] = 0;
+	}
+	if (files_name(out, entry, inner, sizeof(inner)) < 0)
+		return fail(err, errlen, "%s: %s (the code is the first file, named %s)",
+			    what, inner, entry);
+	return 0;
+}
+
+int eval_request_parse(const char *body, size_t len, size_t tests_max, size_t files_max,
 		       struct eval_request *r, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
@@ -183,6 +281,8 @@ int eval_request_parse(const char *body, size_t len, size_t tests_max,
 		goto out;
 	}
 	r->tokens = v && !strcmp(json_object_get_string(v), "tokens");
+	if (aide_fields(obj, files_max, r, err, errlen) < 0)
+		goto out;
 	rc = 0;
 out:
 	json_object_put(obj);
@@ -202,6 +302,14 @@ void eval_request_free(struct eval_request *r)
 	free(r->tests);
 	free(r->input_file);
 	free(r->output_file);
+	files_free(&r->files);
+	files_free(&r->solution_files);
+	struct eval_program *progs[] = { &r->checker, &r->interactor };
+	for (size_t i = 0; i < 2; i++) {
+		free(progs[i]->language);
+		free(progs[i]->code.data);
+		files_free(&progs[i]->files);
+	}
 	memset(r, 0, sizeof(*r));
 }
 

@@ -21,6 +21,7 @@
 #define JUDGE_SETUP_MAX_MS 10000
 
 struct json_object;
+struct aide;
 
 struct judging {
 	struct engine *e;
@@ -40,6 +41,8 @@ struct judging {
 	struct json_object *summary;   /* the request log's digest */
 	size_t bytes;                  /* written */
 	bool begun;
+	struct aide *checker, *interactor;   /* NULL: none asked */
+	double score;                  /* the results' scores, summed */
 };
 
 struct build {
@@ -54,12 +57,49 @@ struct build {
 };
 
 
+/* A request's checker or interactor (aide.c): its program, built once. */
+struct aide {
+	const struct eval_program *prog;
+	const char *role;            /* "checker", "interactor" */
+	const char *title;           /* "Checker", "Interactor": its failures */
+	struct lang lang;            /* its language, in /execute's workdir "src" */
+	struct req_files files;      /* the code first, then its files, named */
+	struct sandbox_file *sfiles;
+	struct build b;              /* b.lower "": nothing built, files per run */
+	bool built;                  /* judge_build_files ran (b to end) */
+};
+
+/* What one run of a checker or an interactor said. */
+struct aide_result {
+	struct checker_outcome out;  /* out.verdict IE: it failed */
+	struct json_object *json;    /* the test's "checker" / "interactor" */
+	char why[320];               /* IE: "Checker failed: <message>" */
+	char *file;                  /* an interactor's output file */
+	size_t file_len;
+};
+
+/* An interactive test's pair (aide.c): the interactor's keeper, a process
+ * of the worker's forked per test, and the solution's ends of the relay. */
+struct aide_pair {
+	pid_t keeper;
+	int sol_in, sol_out;         /* the solution's relay_in, relay_out */
+	int memfd;                   /* the keeper's result */
+	volatile long long *cpu;     /* the pair's CPU times, shared */
+};
+
 /* Builds req's source (or finds it in the compile cache), stopping the
  * build at end_ms, the request's budget: 0 with b filled (b->ok: it
  * compiled), or -1 with the fault (build.c). */
 int judge_build(struct engine *e, const struct client_watch *client,
 		const struct lang *lang, const struct eval_request *req,
 		long end_ms, struct build *b, char *fault, size_t faultlen);
+/* Builds files (the first the entry point, $0) with lang's `compile`
+ * recipe, through the compile cache as /execute does: a checker or an
+ * interactor.  A language without one builds nothing (b->ok, b->lower "").
+ * 0 with b filled, or -1 with the fault (build.c). */
+int judge_build_files(struct engine *e, const struct client_watch *client,
+		      const struct lang *lang, const struct sandbox_file *files, size_t n,
+		      long end_ms, struct build *b, char *fault, size_t faultlen);
 /* At the request's end: unpins the entry, removes an uncached build. */
 void judge_build_end(struct build *b);
 /* Runs every test on the worker's lanes into j->results, handing each to
@@ -73,6 +113,22 @@ bool judge_client_gone(struct judging *j);
  * the build failed): every field there, what was not measured null. */
 struct json_object *judge_not_run(const struct eval_test *t, enum verdict v,
 				  const char *error);
+/* The aides: prepared (names, language) by the caller; built here.
+ * 0, or -1 with the fault. */
+int aide_build(struct judging *j, struct aide *a, char *fault, size_t faultlen);
+void aide_free(struct aide *a);
+/* The checker on test t's output[0..len) in lane k's aide slot. */
+void aide_check(struct judging *j, unsigned k, const struct eval_test *t,
+		const char *output, size_t len, struct aide_result *r);
+/* Starts test t's interactor in lane k's aide slot; the solution's run
+ * then relays through pr->sol_in and pr->sol_out.  0, or -1 (r says). */
+int aide_pair_start(struct judging *j, unsigned k, const struct eval_test *t,
+		    long sol_limit_ms, struct aide_pair *pr, struct aide_result *r);
+/* After the solution's run: the interactor's end and its word. */
+void aide_pair_end(struct judging *j, unsigned k, struct aide_pair *pr, bool kill_it,
+		   struct aide_result *r);
+void aide_result_free(struct aide_result *r);
+
 /* A test not started because the request's budget was spent (TLE). */
 struct json_object *judge_past_budget(const struct eval_test *t);
 

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "api/files.h"
 #include "api/request.h"
 #include "run/sandbox.h"
 
@@ -26,6 +27,22 @@ struct eval_test {
 	struct blob input;
 	struct blob expected;
 };
+
+/* A checker's or an interactor's program (docs/api.md, "Checkers and
+ * interactors"): its own language, files and limits. */
+struct eval_program {
+	bool given;
+	char *language;
+	struct blob code;            /* the entry point */
+	struct req_files files;      /* beside it (none: n 0) */
+	long time_limit_ms;          /* CPU time per test */
+	long memory_limit_mb;
+	double points_max;           /* a checker's: points / points_max is the
+				      * score; 0: none given */
+};
+
+#define EVAL_AIDE_TIME_DEFAULT_MS 10000
+#define EVAL_AIDE_MEMORY_DEFAULT_MB 256
 
 struct eval_request {
 	struct blob code;
@@ -39,6 +56,10 @@ struct eval_request {
 	bool file_io;                /* input_mode (or input_type) "file" */
 	char *input_file;            /* file I/O names, plain file names */
 	char *output_file;
+	struct req_files files;      /* more source files beside the solution */
+	struct req_files solution_files; /* the code first, then files, named
+				      * (judge.c, when files were given) */
+	struct eval_program checker, interactor;
 };
 
 #define EVAL_TIME_LIMIT_DEFAULT_MS 2000
@@ -49,8 +70,14 @@ struct eval_request {
 
 /* Parses an /evaluate body of at most tests_max test cases
  * (RUN_EVAL_TESTS_MAX).  Returns 0, or -1 with the reason (OUTCOME_INVALID). */
-int eval_request_parse(const char *body, size_t len, size_t tests_max,
+int eval_request_parse(const char *body, size_t len, size_t tests_max, size_t files_max,
 		       struct eval_request *r, char *err, size_t errlen);
+/* The request's files with code first, named (files_name) with entry:
+ * the one list a build writes and the compile cache keys.  0, or -1 with
+ * err naming `what` ("files", "checker.files"). */
+int eval_files_with(const struct blob *code, const struct req_files *more,
+		    const char *entry, const char *what, struct req_files *out,
+		    char *err, size_t errlen);
 void eval_request_free(struct eval_request *r);
 
 /* Output compared as it streams: leading and trailing whitespace are ignored
@@ -81,7 +108,19 @@ bool compare_equal_mode(const char *expected, size_t elen, const char *actual, s
 /* CRLF and a lone CR made LF in place; the new length. */
 size_t compare_newlines(char *s, size_t len);
 
-enum verdict { V_OK, V_WA, V_TLE, V_MLE, V_RE, V_OLE, V_CE, V_IE };
+enum verdict { V_OK, V_WA, V_TLE, V_MLE, V_RE, V_OLE, V_CE, V_IE, V_PE, V_PC };
+
+/* What a checker's (or an interactor's) exit and message say, testlib's
+ * way (docs/api.md, "Checkers and interactors"). */
+struct checker_outcome {
+	enum verdict verdict;        /* OK, WA, PE, PC, or IE: it failed */
+	double points;               /* a points answer's number, else NAN */
+	double score;                /* 0..1 */
+};
+/* exit_code: as a shell gives it (-1: it did not end by itself); msg its
+ * stderr; points_max the request's (0: none). */
+void checker_outcome_of(int exit_code, const char *msg, size_t len, double points_max,
+			struct checker_outcome *out);
 /* The error of a test never started because its request's
  * wall-clock budget was spent (verdict TLE). */
 #define VERDICT_BUDGET_ERROR "Time Limit Exceeded: the request's budget (RUN_REQUEST_BUDGET) was spent"
@@ -95,6 +134,16 @@ enum verdict verdict_of(const struct sandbox_result *r, long limit_ms,
  * r may be NULL for CE and IE, which measured nothing. */
 void verdict_details(enum verdict v, const struct sandbox_result *r, char *out,
 		     size_t len);
+
+/* The entry point's name of a program in lang's /execute recipes: the
+ * language's execute_file, or Java's public class. */
+void judge_entry_name(const struct lang *lang, const char *code, char *out, size_t len);
+struct cache_key;
+struct sandbox_file;
+/* The compile cache's key of files built by lang's `compile` recipe
+ * (POST /execute's, and a checker's or an interactor's): 0, or -1. */
+int judge_files_key(struct cache_key *key, const struct lang *lang,
+		    const struct sandbox_file *files, size_t n);
 
 /* Start-up sweep of what a crashed predecessor left in the state directory:
  * the compile cache's half-done builds.  Slot cgroups are swept as each

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -205,8 +206,86 @@ static void add_fields(struct json_object *o, const struct judging *j,
 	free(lf);
 }
 
-static struct json_object *run_test(struct judging *j, struct slot *lane, size_t i)
+/* With a checker or an interactor (docs/api.md, "Checkers and
+ * interactors"): the solution's own OLE, MLE and TLE first; then the
+ * interactor's word; then the solution's RE; then the checker's, on the
+ * solution's output or the interactor's file.  *by: whose word it was. */
+static enum verdict aided_verdict(struct judging *j, unsigned k, const struct eval_test *t,
+				  enum verdict v, const char *actual, size_t len,
+				  struct aide_result *inter, struct aide_result *chk,
+				  const struct aide_result **by)
 {
+	*by = NULL;
+	if (v == V_OLE || v == V_MLE || v == V_TLE || v == V_IE)
+		return v;
+	if (j->interactor && inter->out.verdict != V_OK) {
+		*by = inter;
+		return inter->out.verdict;
+	}
+	if (v != V_OK)
+		return v;
+	if (!j->checker) {
+		*by = inter;
+		return V_OK;
+	}
+	aide_check(j, k, t, j->interactor ? inter->file : actual,
+		   j->interactor ? inter->file_len : len, chk);
+	*by = chk;
+	return chk->out.verdict;
+}
+
+/* The fields a checker or an interactor adds to a test's result, and
+ * what its word changes of the rest. */
+static void aided_fields(struct json_object *o, struct judging *j, enum verdict v,
+			 const struct sandbox_result *res, struct aide_result *inter,
+			 struct aide_result *chk, const struct aide_result *by)
+{
+	double score = by ? by->out.score : v == V_OK;
+	double points = by ? by->out.points : NAN;
+	char details[400];
+	if (j->checker)
+		json_object_object_add(o, "checker", chk->json);
+	if (j->interactor)
+		json_object_object_add(o, "interactor", inter->json);
+	chk->json = inter->json = NULL;
+	json_object_object_add(o, "points", isnan(points) ? NULL : json_object_new_double(points));
+	json_object_object_add(o, "score", json_object_new_double(v == V_OK ? 1 : score));
+	if (v == V_PC) {
+		snprintf(details, sizeof(details), "Partially Correct (%g)", score);
+		json_object_object_add(o, "details", json_object_new_string(details));
+	}
+	if (v == V_IE && by) {
+		json_object_object_add(o, "details", json_object_new_string(by->why));
+		json_object_object_add(o, "error", json_object_new_string(by->why));
+	}
+	/* success: the solution ended cleanly, whoever judged it. */
+	int code = sandbox_exit_code(res);
+	bool clean = res->ran && !res->killed && code == 0;
+	json_object_object_add(o, "success", json_object_new_boolean(
+		clean && (v == V_OK || v == V_WA || v == V_PE || v == V_PC || (v == V_IE && by))));
+}
+
+/* An interactive test's relay into the solution's spec: 0, or -1 (the
+ * interactor did not start: r says why). */
+static int pair_up(struct judging *j, unsigned k, const struct eval_test *t, long idle_ms,
+		   struct sandbox_spec *spec, struct aide_pair *pr, struct aide_result *r)
+{
+	if (aide_pair_start(j, k, t, idle_ms, pr, r) < 0)
+		return -1;
+	spec->stdin_data = "";
+	spec->stdin_len = 0;
+	spec->relay = true;
+	spec->relay_in = pr->sol_in;
+	spec->relay_out = pr->sol_out;
+	pr->sol_in = pr->sol_out = -1;       /* sandbox_run's to close */
+	spec->pair_cpu_us = pr->cpu;
+	spec->pair_self = 0;
+	return 0;
+}
+
+static struct json_object *run_test(struct judging *j, unsigned k, size_t i)
+{
+	struct slot *lane = engine_lane(j->e, k);
 	const struct eval_request *req = j->req;
 	const struct eval_test *t = &req->tests[i];
 	struct compare cmp;
@@ -241,14 +320,26 @@ static struct json_object *run_test(struct judging *j, struct slot *lane, size_t
 		.input_file = req->file_io ? req->input_file : NULL,
 		.output_file = req->file_io ? req->output_file : NULL,
 		.mem_max = j->mem,
-		.on_stdout = req->file_io ? NULL : feed,
+		/* A checker reads the whole output (up to the cap). */
+		.on_stdout = req->file_io || j->checker || j->interactor ? NULL : feed,
 		.ctx = &cmp,
 		.budget_end_ms = j->end_ms,
 		.client = j->client,
 	};
 	struct sandbox_result res;
+	struct aide_pair pr;
+	struct aide_result inter = { 0 }, chk = { 0 };
+	if (j->interactor && pair_up(j, k, t, L + 2000, &spec, &pr, &inter) < 0) {
+		compare_free(&cmp);
+		json_object_put(o);
+		o = judge_not_run(t, V_IE, inter.why);
+		json_object_object_add(o, "details", json_object_new_string(inter.why));
+		return o;
+	}
 	if (sandbox_run(lane, &spec, &res) < 0)
 		fprintf(stderr, "gaol: evaluate: %s\n", res.fault);
+	if (j->interactor)
+		aide_pair_end(j, k, &pr, res.client_gone, &inter);
 	j->gone = j->gone || res.client_gone;
 	bool equal;
 	const char *actual = res.out;
@@ -261,10 +352,20 @@ static struct json_object *run_test(struct judging *j, struct slot *lane, size_t
 	} else {
 		equal = compare_finish(&cmp);
 	}
-	enum verdict v = test_verdict(&res, L, W, equal);
+	bool aided = j->checker || j->interactor;
+	const struct aide_result *by = NULL;
+	enum verdict v = test_verdict(&res, L, W, equal || aided);
+	if (aided && !(req->file_io && res.file_missing))
+		v = aided_verdict(j, k, t, v, actual, actual_len, &inter, &chk, &by);
+	else if (aided && v == V_OK)
+		v = V_WA;                /* no output file: nothing to check */
 	/* The limit the timeout text names: the wall clock's when it passed. */
 	long shown = W && res.wall_ms >= W ? W : L;
 	add_fields(o, j, t, &res, v, shown, actual, actual_len);
+	if (aided)
+		aided_fields(o, j, v, &res, &inter, &chk, by);
+	aide_result_free(&inter);
+	aide_result_free(&chk);
 	json_object_object_add(o, "time_limit_ms", json_object_new_int64(L));
 	sandbox_result_free(&res);
 	compare_free(&cmp);
@@ -285,7 +386,7 @@ static void __attribute__((noreturn)) lane_child(struct judging *j, unsigned k,
 	cpus_pin_lane(k);       /* a CPU of its own, next to its worker's */
 	FILE *f = fdopen(fd, "w");
 	for (size_t i = k; f && i < j->req->n_tests && !judge_client_gone(j); i += P) {
-		struct json_object *o = run_test(j, engine_lane(j->e, k), i);
+		struct json_object *o = run_test(j, k, i);
 		/* Flushed line by line: the worker streams it as it comes. */
 		fprintf(f, "%zu %s\n", i, json_object_to_json_string_ext(o, JSON_FLAGS));
 		fflush(f);
@@ -376,9 +477,11 @@ void judge_run_tests(struct judging *j)
 		/* The child used the lane's network namespace: the worker makes
 		 * a fresh one when idle (the child's flag is the child's). */
 		slot_spent(engine_lane(j->e, k));
+		if (j->checker || j->interactor)
+			slot_spent(engine_aide(j->e, k));
 	}
 	for (size_t i = 0; i < n && !judge_client_gone(j); i += P) {
-		j->results[i] = run_test(j, engine_lane(j->e, 0), i);
+		j->results[i] = run_test(j, 0, i);
 		for (unsigned k = 1; k < P; k++)
 			read_lane(j, fds[k], &offs[k]);
 		judge_emit(j);

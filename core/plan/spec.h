@@ -100,8 +100,8 @@ struct sandbox_spec {
 	 * worker reads from relay_in, and its stdout, kept as ever, is also
 	 * copied to relay_out, both pipes of the worker's own that the peer's
 	 * worker holds the other ends of (the two runs share no pipe end).
-	 * sandbox_run closes both before it returns: the peer then sees the
-	 * end.  Needs stdin_data non-NULL (the stdin pipe). */
+	 * sandbox_run closes both before it returns, whatever happens: the
+	 * peer then sees the end.  Needs stdin_data non-NULL (the stdin pipe). */
 	bool relay;
 	int relay_in, relay_out;
 	/* The no-progress window of a pair of runs (an interactor and its

@@ -660,7 +660,7 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 {
 	struct plan local, *p = &local;
 	sigset_t pipe_set, old_set;
-	bool blocked = false, have_status = false;
+	bool blocked = false, have_status = false, supervised = false;
 	unsigned long long mem = spec->mem_max ? spec->mem_max : spec->lang->mem_max;
 	long t0;
 	pid_t init;
@@ -709,6 +709,7 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/mnt", (int)init);
 	mntns = open(nspath, O_RDONLY | O_CLOEXEC);
 	tp = prof_begin();
+	supervised = true;      /* closes the relay's ends, whatever happens */
 	supervise_run(init, p, res, t0, &have_status);
 	prof_end(PROF_SUPERVISE, tp);
 	status = settle_init(slot, init, mntns, have_status, res);
@@ -731,6 +732,10 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	res->ran = true;
 	rc = 0;
 out:
+	if (spec->relay && !supervised) {
+		close(spec->relay_in);
+		close(spec->relay_out);
+	}
 	plan_close(p);
 	if (p != &local)
 		free(p);

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256];
 
 	err[0] = '\0';
-	if (eval_request_parse(body, size, EVAL_TESTS_MAX_DEFAULT, &r, err, sizeof err) == 0) {
+	if (eval_request_parse(body, size, EVAL_TESTS_MAX_DEFAULT, 64, &r, err, sizeof err) == 0) {
 		FUZZ_CHECK(fuzz_utf8_valid(body, size), "accepted a body that "
 			   "is not UTF-8");
 		FUZZ_CHECK(r.code.data && r.code.data[r.code.len] == '\0',

@@ -357,10 +357,11 @@ END_TEST
 
 START_TEST(config_uid_base_keeps_every_slot_below_nobody)
 {
-	setenv("RUN_UID_BASE", "65524", 1);     /* slots 65524..65533 */
+	/* slots 65512..65521, the check's 65522, their checkers' 65523..65533 */
+	setenv("RUN_UID_BASE", "65512", 1);
 	loads();
-	ck_assert_uint_eq(cfg.uid_base, 65524);
-	refuses("RUN_UID_BASE", "65525");
+	ck_assert_uint_eq(cfg.uid_base, 65512);
+	refuses("RUN_UID_BASE", "65513");
 	setenv("RUN_CONCURRENCY", "256", 1);
 	refuses("RUN_UID_BASE", "65300");
 }

@@ -20,7 +20,7 @@ static char err[512];
 static int
 parse(const char *body, struct eval_request *r)
 {
-	return eval_request_parse(body, strlen(body), EVAL_TESTS_MAX_DEFAULT, r, err, sizeof(err));
+	return eval_request_parse(body, strlen(body), EVAL_TESTS_MAX_DEFAULT, 64, r, err, sizeof(err));
 }
 
 static void
@@ -92,10 +92,10 @@ START_TEST(evaluate_request_takes_at_most_tests_max_test_cases)
 			    "[{\"expected_output\":\"1\"},{\"expected_output\":\"2\"},"
 			    "{\"expected_output\":\"3\"}]}";
 
-	ck_assert_int_eq(eval_request_parse(three, strlen(three), 3, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(eval_request_parse(three, strlen(three), 3, 64, &r, err, sizeof(err)), 0);
 	ck_assert_uint_eq(r.n_tests, 3);
 	eval_request_free(&r);
-	ck_assert_int_eq(eval_request_parse(three, strlen(three), 2, &r, err, sizeof(err)), -1);
+	ck_assert_int_eq(eval_request_parse(three, strlen(three), 2, 64, &r, err, sizeof(err)), -1);
 	ck_assert_msg(strstr(err, "at most 2 (RUN_EVAL_TESTS_MAX)"), "%s", err);
 }
 END_TEST
