@@ -838,7 +838,9 @@ def host_left_clean(stack, mounts_before):
     """What a stopped stack left on the host: processes of its slot UIDs or
     of the stack, processes in its slot cgroups, mounts of its own paths that
     were not there before (or are gone).  [] when the host is as it was."""
-    lo, hi = stack.uid_base, stack.uid_base + stack.concurrency
+    # The slots', the self-check's and their checkers' and interactors'
+    # UIDs (docs/api.md, RUN_UID_BASE).
+    lo, hi = stack.uid_base, stack.uid_base + 2 * stack.concurrency + 2
     problems = []
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline and (processes_of_uids(lo, hi) or stack.processes()
