@@ -216,7 +216,7 @@ static void aide_spec(struct judging *j, const struct aide *a, char *const *argv
 		.files = a->b.lower[0] ? NULL : a->sfiles,
 		.n_files = a->b.lower[0] ? 0 : a->files.n,
 		.lower = a->b.lower[0] ? a->b.lower : NULL,
-		.timeout_ms = 2 * L + 2000,
+		.timeout_ms = 5 * (L + 2000),   /* as a solution's (lanes.c) */
 		.cpu_deadline_ms = L,
 		.idle_deadline_ms = L + 2000,
 		.setup_max_ms = JUDGE_SETUP_MAX_MS,

