@@ -91,7 +91,9 @@ class HttpService:
         self.stack = gh.Stack("isolation", env=env, uid_base=UID_BASE,
                               concurrency=CONCURRENCY)
         self.uid_lo = UID_BASE
-        self.uid_hi = UID_BASE + CONCURRENCY
+        # The slots', the self-check's, and their checkers' and
+        # interactors' UIDs (docs/api.md, RUN_UID_BASE).
+        self.uid_hi = UID_BASE + 2 * CONCURRENCY + 2
         self.port = self.stack.port
 
     def start(self):
@@ -153,7 +155,9 @@ class CliService:
     def __init__(self):
         self.langs = LangsCopy()
         self.uid_lo = UID_BASE
-        self.uid_hi = UID_BASE + CONCURRENCY
+        # The slots', the self-check's, and their checkers' and
+        # interactors' UIDs (docs/api.md, RUN_UID_BASE).
+        self.uid_hi = UID_BASE + 2 * CONCURRENCY + 2
         self.port = gh.free_port()          # nothing listens: like nginx's, unreachable
         self.env = dict(os.environ, RUN_UID_BASE=str(UID_BASE),
                         RUN_CONCURRENCY=str(CONCURRENCY), GAOL_LANGS_DIR=self.langs.root,
