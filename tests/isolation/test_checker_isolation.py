@@ -30,7 +30,7 @@ def test_solution_cannot_find_the_answer_the_checker_or_the_interactor(service, 
     # interactor.
     solution = r'''
 import os, sys
-secret = %r.encode()
+secret = %r[::-1].encode()   # not itself in this source
 skip = ("/proc", "/sys", "/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc")
 found = []
 for top in ["/"]:
@@ -63,7 +63,7 @@ print(len(found), flush=True)
 sys.stderr.write(repr(found[:20]))
 input()
 print("clean" if not found else "found", flush=True)
-''' % token
+''' % token[::-1]
     interactor = r'''
 import sys
 secret = open(sys.argv[1]).read()
@@ -84,14 +84,14 @@ if out == "clean" and ans.startswith("clean"):
 sys.stderr.write("wrong answer " + out); sys.exit(1)
 # ''' + token
     doc = evaluate(service, {
-        "language": "python", "code": solution, "time_limit_ms": 20000,
+        "language": "python", "code": solution, "time_limit_ms": 10000,
         "test_cases": [{"input": token, "expected_output": "clean " + token}],
         "checker": {"language": "python", "code": checker,
                     "files": [{"name": "secret.txt", "content": token}]},
         "interactor": {"language": "python", "code": interactor,
                        "files": [{"name": "secret.txt", "content": token}]}})
     t = doc["results"][0]
-    assert t["verdict"] == "OK", t
+    assert t["verdict"] == "OK", (t["error"], t)
     assert t["interactor"]["message"] == "ok nothing found", t
     assert t["checker"]["message"] == "ok clean", t
 
