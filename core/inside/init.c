@@ -220,6 +220,16 @@ static void enter_run(const struct plan *p)
 		init_fail(p, "enter netns");
 }
 
+/* An interactive run's relay pipes are the worker's: a copy held here
+ * would keep the peer from ever seeing their end. */
+static void close_relay(const struct sandbox_spec *spec)
+{
+	if (spec->relay) {
+		close(spec->relay_in);
+		close(spec->relay_out);
+	}
+}
+
 __attribute__((noreturn)) void init_main(struct plan *p)
 {
 	/* The slot's UID is the worker's (or gaol-run's) to hold, not ours:
@@ -235,12 +245,8 @@ __attribute__((noreturn)) void init_main(struct plan *p)
 		close(p->file[0]);
 	if (p->go[1] >= 0)
 		close(p->go[1]);
-	/* An interactive run's relay pipes are the worker's: a copy held
-	 * here would keep the peer from ever seeing their end. */
-	if (!p->ahead && p->spec->relay) {
-		close(p->spec->relay_in);
-		close(p->spec->relay_out);
-	}
+	if (!p->ahead)
+		close_relay(p->spec);
 	mounts_build_static(p);
 	if (p->ahead) {
 		/* Ready: wait for the request.  The worker gone, so are we. */

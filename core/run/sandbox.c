@@ -68,6 +68,7 @@
 #include "util/fail.h"
 #include "inside/inside.h"
 #include "plan/plan.h"
+#include "run/relay.h"
 #include "run/sandbox.h"
 #include "run/watch.h"
 #include "slot/keep.h"
@@ -128,6 +129,7 @@ struct stream {
 };
 
 #define CHUNK 65536
+_Static_assert(CHUNK <= RELAY_CHUNK, "a chunk read fits the relay's buffer");
 
 /* Appends what is readable to a stream's buffer (read through the caller's
  * chunk, which holds the new bytes afterwards).  Returns 0 at EOF, 1 when
@@ -164,102 +166,6 @@ static int drain(struct stream *st, size_t output_max, bool keep_only, char *chu
 }
 
 enum { P_OUT, P_ERR, P_FILE, P_REPORT, P_IN, P_CLIENT, P_RIN, P_ROUT, P_N };
-
-/* An interactive run's two copies (spec->relay): the peer's bytes into the
- * program's stdin, the program's stdout out to the peer.  Each direction
- * holds at most one chunk: while it waits to be written, the side it came
- * from is not read (parked), so a program or a peer that stops reading
- * stops the other, as a pipe would, and the worker's memory stays flat. */
-struct relay {
-	bool on;
-	int in, out;             /* the worker's pipes to and from the peer */
-	char *to_prog, *to_peer;
-	size_t prog_len, prog_off, peer_len, peer_off;
-	bool sink;               /* the program's stdin is closed: the peer's
-				  * bytes are read and dropped */
-};
-
-/* poll() skips a negative fd: parked, it is -2 - fd (-1 stays "ended"). */
-static void park(struct pollfd *pfd, bool parked)
-{
-	if (parked && pfd->fd >= 0)
-		pfd->fd = -2 - pfd->fd;
-	else if (!parked && pfd->fd < -1)
-		pfd->fd = -2 - pfd->fd;
-}
-
-static void relay_arm(struct relay *rl, struct pollfd *pfd)
-{
-	if (!rl->on)
-		return;
-	pfd[P_RIN].fd = rl->in;
-	pfd[P_ROUT].fd = rl->out;
-	park(&pfd[P_RIN], rl->prog_len > rl->prog_off);
-	park(&pfd[P_IN], rl->prog_len == rl->prog_off);
-	park(&pfd[P_ROUT], rl->peer_len == rl->peer_off);
-	park(&pfd[P_OUT], rl->peer_len > rl->peer_off);
-}
-
-/* The peer's bytes: read into the buffer, written to the program's stdin;
- * the peer's end closes the program's stdin. */
-static void relay_to_prog(struct relay *rl, struct plan *p, struct pollfd *pfd)
-{
-	if (pfd[P_RIN].fd >= 0 && pfd[P_RIN].revents) {
-		ssize_t n = read(rl->in, rl->to_prog, CHUNK);
-		if (n > 0 && !rl->sink) {
-			rl->prog_len = (size_t)n;
-			rl->prog_off = 0;
-		} else if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-			close_fd(&rl->in);
-			if (!rl->sink)
-				close_fd(&p->in[1]);
-			pfd[P_IN].fd = -1;
-		}
-	}
-	if (pfd[P_IN].fd >= 0 && pfd[P_IN].revents) {
-		ssize_t k = write(p->in[1], rl->to_prog + rl->prog_off,
-				  rl->prog_len - rl->prog_off);
-		if (k > 0)
-			rl->prog_off += (size_t)k;
-		else if (k < 0 && errno != EAGAIN && errno != EINTR) {
-			/* The program closed its stdin: the rest is dropped. */
-			close_fd(&p->in[1]);
-			pfd[P_IN].fd = -1;
-			rl->sink = true;
-			rl->prog_len = rl->prog_off = 0;
-		}
-	}
-}
-
-/* The program's stdout, copied on to the peer; a peer gone closes the
- * program's stdout, which then meets EPIPE as it would on a pipe. */
-static void relay_to_peer(struct relay *rl, struct plan *p, struct pollfd *pfd)
-{
-	if (pfd[P_ROUT].fd < 0 || !pfd[P_ROUT].revents)
-		return;
-	ssize_t k = write(rl->out, rl->to_peer + rl->peer_off, rl->peer_len - rl->peer_off);
-	if (k > 0) {
-		rl->peer_off += (size_t)k;
-	} else if (k < 0 && errno != EAGAIN && errno != EINTR) {
-		close_fd(&rl->out);
-		rl->peer_len = rl->peer_off = 0;
-		close_fd(&p->out[0]);
-		pfd[P_OUT].fd = -1;
-	}
-}
-
-/* What the program wrote to stdout, for the peer (the buffer is empty:
- * stdout is read only then); its end is the peer's end of input. */
-static void relay_stdout(struct relay *rl, const char *chunk, size_t len, int r)
-{
-	if (!rl->on || rl->out < 0)
-		return;
-	memcpy(rl->to_peer, chunk, len);
-	rl->peer_len = len;
-	rl->peer_off = 0;
-	if (r == 0)
-		close_fd(&rl->out);
-}
 
 static void stop_run(pid_t init, struct sandbox_result *res)
 {
@@ -328,6 +234,41 @@ static bool client_left(const struct sandbox_spec *spec, struct pollfd *pfd)
 	return false;
 }
 
+/* What the program's streams hold, read into the result (and on to
+ * on_output, on_stdout and the relay).  true: the run was stopped. */
+static bool read_streams(pid_t init, struct plan *p, struct sandbox_result *res,
+			 struct stream *streams, struct pollfd *pfd, struct relay *rl,
+			 char *chunk)
+{
+	const struct sandbox_spec *spec = p->spec;
+	for (int i = P_OUT; i <= P_FILE; i++) {
+		if (pfd[i].fd < 0 || !pfd[i].revents)
+			continue;
+		size_t len;
+		bool keep = i == P_ERR && spec->err_keep;
+		int r = drain(&streams[i], keep ? spec->err_keep : spec->output_max,
+			      keep, chunk, &len);
+		if (i != P_FILE && len && spec->on_output)
+			spec->on_output(spec->ctx, streams[i].which, chunk, len);
+		if (i == P_OUT && (len || r == 0))
+			relay_stdout(rl, chunk, len, r);
+		if (i == P_OUT && len && spec->on_stdout &&
+		    spec->on_stdout(spec->ctx, chunk, len)) {
+			res->stopped = true;
+			stop_run(init, res);
+			return true;
+		}
+		if (r == 0)
+			pfd[i].fd = -1;
+		if (r < 0) {
+			res->output_exceeded = streams[i].which;
+			stop_run(init, res);
+			return true;
+		}
+	}
+	return false;
+}
+
 static void supervise_loop(pid_t init, struct plan *p, struct sandbox_result *res,
 			   long t0, bool *have_status, struct relay *rl)
 {
@@ -348,6 +289,7 @@ static void supervise_loop(pid_t init, struct plan *p, struct sandbox_result *re
 		[P_RIN] = { .fd = -1, .events = POLLIN },
 		[P_ROUT] = { .fd = -1, .events = POLLOUT },
 	};
+	relay_poll(rl, &pfd[P_RIN], &pfd[P_ROUT], &pfd[P_IN], &pfd[P_OUT]);
 	struct watch w = { .t0 = t0, .last_progress = t0, .last_blocked_check = t0,
 			   .wait_us = -1, .started = spec->setup_max_ms <= 0 };
 	size_t fed = 0;
@@ -378,7 +320,7 @@ static void supervise_loop(pid_t init, struct plan *p, struct sandbox_result *re
 			stop_run(init, res);
 			return;
 		}
-		relay_arm(rl, pfd);
+		relay_arm(rl);
 		long wake = next_wake(spec, &w, now);
 		int n = poll(pfd, P_N, (int)(wake > INT_MAX ? INT_MAX : wake));
 		if (n < 0 && errno != EINTR)
@@ -390,37 +332,12 @@ static void supervise_loop(pid_t init, struct plan *p, struct sandbox_result *re
 			stop_run(init, res);
 			return;
 		}
-		if (rl->on) {
-			relay_to_prog(rl, p, pfd);
-			relay_to_peer(rl, p, pfd);
-		} else if (pfd[P_IN].fd >= 0 && pfd[P_IN].revents) {
+		if (rl->on)
+			relay_step(rl);
+		else if (pfd[P_IN].fd >= 0 && pfd[P_IN].revents)
 			feed_stdin(p, &pfd[P_IN], &fed);
-		}
-		for (int i = P_OUT; i <= P_FILE; i++) {
-			if (pfd[i].fd < 0 || !pfd[i].revents)
-				continue;
-			size_t len;
-			bool keep = i == P_ERR && spec->err_keep;
-			int r = drain(&streams[i], keep ? spec->err_keep : spec->output_max,
-				      keep, chunk, &len);
-			if (i != P_FILE && len && spec->on_output)
-				spec->on_output(spec->ctx, streams[i].which, chunk, len);
-			if (i == P_OUT && (len || r == 0))
-				relay_stdout(rl, chunk, len, r);
-			if (i == P_OUT && len && spec->on_stdout &&
-			    spec->on_stdout(spec->ctx, chunk, len)) {
-				res->stopped = true;
-				stop_run(init, res);
-				return;
-			}
-			if (r == 0)
-				pfd[i].fd = -1;
-			if (r < 0) {
-				res->output_exceeded = streams[i].which;
-				stop_run(init, res);
-				return;
-			}
-		}
+		if (read_streams(init, p, res, streams, pfd, rl, chunk))
+			return;
 		if (pfd[P_REPORT].fd >= 0 && pfd[P_REPORT].revents)
 			read_report(p, &w, &pfd[P_REPORT], res, have_status);
 	}
@@ -429,20 +346,14 @@ static void supervise_loop(pid_t init, struct plan *p, struct sandbox_result *re
 static void supervise_run(pid_t init, struct plan *p, struct sandbox_result *res,
 			  long t0, bool *have_status)
 {
-	const struct sandbox_spec *spec = p->spec;
-	struct relay rl = { .on = spec->relay, .in = spec->relay ? spec->relay_in : -1,
-			    .out = spec->relay ? spec->relay_out : -1 };
-	if (rl.on && (!(rl.to_prog = malloc(CHUNK)) || !(rl.to_peer = malloc(CHUNK)))) {
+	struct relay rl;
+	if (relay_open(&rl, p->spec, &p->in[1], &p->out[0]) < 0) {
 		fail(res->fault, sizeof(res->fault), "sandbox: out of memory");
 		stop_run(init, res);
 	} else {
 		supervise_loop(init, p, res, t0, have_status, &rl);
 	}
-	/* The peer sees the end of both copies with this run's. */
-	close_fd(&rl.in);
-	close_fd(&rl.out);
-	free(rl.to_prog);
-	free(rl.to_peer);
+	relay_close(&rl);   /* the peer sees the end of both copies */
 }
 
 static void reap(pid_t pid)
@@ -655,6 +566,15 @@ static void read_usage(struct slot *slot, struct sandbox_result *res)
 	res->oom_killed = u.oom_killed;
 }
 
+/* The run's mount namespace, held so that init's exit does not tear it
+ * down while the caller waits (see init_main's report); -1 if gone. */
+static int open_mntns(pid_t init)
+{
+	char nspath[64];
+	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/mnt", (int)init);
+	return open(nspath, O_RDONLY | O_CLOEXEC);
+}
+
 int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 		struct sandbox_result *res)
 {
@@ -665,7 +585,6 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	long t0;
 	pid_t init;
 	int mntns, status, rc = -1;
-	char nspath[64];
 
 	memset(res, 0, sizeof(*res));
 	res->cpu_ms = res->memory_peak_kb = res->setup_ms = -1;
@@ -704,10 +623,7 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 		goto out;
 	prof_end(PROF_HANDOFF, tp);
 
-	/* The run's mount namespace, held so that init's exit does not tear it
-	 * down while the caller waits (see init_main's report). */
-	snprintf(nspath, sizeof(nspath), "/proc/%d/ns/mnt", (int)init);
-	mntns = open(nspath, O_RDONLY | O_CLOEXEC);
+	mntns = open_mntns(init);
 	tp = prof_begin();
 	supervised = true;      /* closes the relay's ends, whatever happens */
 	supervise_run(init, p, res, t0, &have_status);
@@ -732,10 +648,7 @@ int sandbox_run(struct slot *slot, const struct sandbox_spec *spec,
 	res->ran = true;
 	rc = 0;
 out:
-	if (spec->relay && !supervised) {
-		close(spec->relay_in);
-		close(spec->relay_out);
-	}
+	relay_abandon(spec, supervised);
 	plan_close(p);
 	if (p != &local)
 		free(p);
