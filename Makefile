@@ -84,7 +84,7 @@ DEPS_BENCH := wrk hyperfine bubblewrap fcgiwrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev
 
 .PHONY: all deps-check version FORCE deps deps-build deps-test deps-bench deps-fuzz run test unit integration \
-        man-lint style isolation test-langs bench bench-langs bench-throughput profile install install-files deb deps-package test-package clean prepare san-reset san-check fuzz fuzz-smoke \
+        man-lint style isolation test-langs bench bench-langs bench-throughput bench-checkers profile install install-files deb deps-package test-package clean prepare san-reset san-check fuzz fuzz-smoke \
         fuzz-build fuzz-merge soak mini-soak test-cluster deps-vm vm test-vm test-vm-systemd
 all: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run prepare
 
@@ -307,6 +307,7 @@ bench: deps-bench
 	BUILD=$(BUILD) tests/bench/run.sh
 	$(MAKE) bench-langs
 	$(MAKE) bench-throughput
+	$(MAKE) bench-checkers
 
 # Issue 13's language figures (tests/bench/langs.py): the whole gaol-run
 # against isolate (ISOLATE=/path, when it is built), bwrap and sh; C++ /run
@@ -317,6 +318,13 @@ bench-langs: deps-bench deps-test
 	$(MAKE) all
 	BUILD=$(BUILD) /usr/bin/python3 tests/bench/langs.py
 	BUILD=$(BUILD) /usr/bin/python3 tests/bench/hello_langs.py
+
+# Issue 30: a warm request with a testlib-style C++ checker against the same
+# without one, and an interactive test against its plain twin, per test
+# (tests/bench/checkers.py).  Rewrites its own section of docs/bench.md.
+bench-checkers: deps-bench deps-test
+	$(MAKE) all
+	BUILD=$(BUILD) /usr/bin/python3 tests/bench/checkers.py
 
 # Issue 13: POST /run through nginx against fcgiwrap + sh and against the
 # least fresh sandbox (minbox) on the same nginx, RUN_CONCURRENCY 1, 2, 4, 8,

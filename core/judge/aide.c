@@ -169,6 +169,8 @@ static const char *stopped_why(const struct sandbox_result *res, long limit_ms,
 		snprintf(buf, len, "it exceeded the output limit");
 	else if (res->timed_out && res->deadline == DEADLINE_BUDGET)
 		snprintf(buf, len, "the request's budget (RUN_REQUEST_BUDGET) was spent");
+	else if (res->timed_out && res->deadline == DEADLINE_NO_PROGRESS)
+		snprintf(buf, len, "it made no progress (it waited, and so did its peer)");
 	else if (res->timed_out || res->cpu_ms > limit_ms)
 		snprintf(buf, len, "it exceeded its time limit (%ld ms)", limit_ms);
 	else if (res->killed)
