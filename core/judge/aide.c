@@ -280,7 +280,9 @@ static void __attribute__((noreturn)) keeper(struct judging *j, unsigned k,
 	aide_spec(j, a, argv, dir, &spec);
 	spec.client = NULL;                  /* the lane watches it */
 	spec.output_max = j->e->cfg.eval_output_max;   /* to the solution */
-	spec.idle_deadline_ms = sol_idle_ms; /* the pair's CPU counts */
+	/* The pair's CPU counts; a second longer than the solution's, so
+	 * that a pair where neither runs is the solution's TLE. */
+	spec.idle_deadline_ms = sol_idle_ms + 1000;
 	spec.stdin_data = "";
 	spec.relay = true;
 	spec.relay_in = in;
