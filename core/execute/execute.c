@@ -75,7 +75,7 @@ void exec_stage_free(struct exec_stage *st)
 	memset(st, 0, sizeof(*st));
 }
 
-static struct json_object *base64_string(const char *s, size_t len)
+struct json_object *exec_base64(const char *s, size_t len)
 {
 	static const char tab[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -101,7 +101,7 @@ static struct json_object *base64_string(const char *s, size_t len)
 
 static struct json_object *text(bool b64, const char *s, size_t len)
 {
-	return b64 ? base64_string(s ? s : "", len) : utf8_json_string(s ? s : "", len);
+	return b64 ? exec_base64(s ? s : "", len) : utf8_json_string(s ? s : "", len);
 }
 
 /* Piston's status and isolate's message for a stage that ran. */

@@ -63,6 +63,8 @@ int exec_compile(struct execution *x, struct exec_stage *st, char *fault, size_t
 int exec_run(struct execution *x, const struct exec_limits *lim, unsigned long long mem,
 	     struct exec_stage *st, char *fault, size_t faultlen);
 void exec_stage_free(struct exec_stage *st);
+/* s[0..len) in base64 (RFC 4648, padded) as a JSON string. */
+struct json_object *exec_base64(const char *s, size_t len);
 /* Gives back what the stages kept (the cache pin, an uncached build). */
 void exec_end(struct execution *x);
 
