@@ -195,7 +195,8 @@ static int stage_run(struct execution *x, const char *cmd, char **argv,
 		.timeout_ms = lim->timeout_ms,
 		.cpu_deadline_ms = lim->cpu_ms,
 		.idle_deadline_ms = lim->timeout_ms,  /* the wall clock decides */
-		.output_max = cfg->execute_output_max,
+		.output_max = x->output_max && x->output_max < cfg->execute_output_max ?
+			      x->output_max : cfg->execute_output_max,
 		.stack_max = x->lang.stack_is_memory ? mem : 0,
 		.lower = x->lower[0] ? x->lower : NULL,
 		.export_dir = export_dir,

@@ -37,6 +37,8 @@ struct execution {
 	const char *execute_cmd; /* NULL: the language's execute recipe */
 	const char *key_extra;   /* more of the compile-cache key (what
 				  * compile_cmd adds to the recipe); NULL: none */
+	size_t output_max;       /* each stream's cap in a run; 0:
+				  * RUN_EXECUTE_OUTPUT_MAX */
 	/* ---- */
 	struct sandbox_file *files;
 	long end_ms;             /* RUN_REQUEST_BUDGET */

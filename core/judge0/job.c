@@ -199,7 +199,14 @@ static void language(struct make *m)
 	m->id = (int)d;
 	json_object_object_add(m->job, "language_id", json_object_new_int(m->id));
 	m->lang = judge0_lang(m->e, m->id, &j);
-	char err[256];
+	char err[256], name[256];
+	if (m->lang) {
+		struct json_object *l = json_object_new_object();
+		judge0_lang_name(m->lang, j, name, sizeof(name));
+		json_object_object_add(l, "id", json_object_new_int(m->id));
+		json_object_object_add(l, "name", json_object_new_string(name));
+		json_object_object_add(m->job, "language", l);
+	}
 	if (!m->lang)
 		refuse(m, "language_id", "language with id %d doesn't exist", m->id);
 	else if (engine_lang_ready(m->e, m->lang, err, sizeof(err)) < 0 || !m->lang->installed ||
