@@ -391,7 +391,9 @@ def test_every_python_id_runs_on_the_installed_python(stack):
     """get_active_and_archived_languages.md: every mapped id, and each of
     Judge0 CE's Python ids (71, 92, 100) runs here."""
     need(stack, PY)
-    every = {l["id"]: l for l in stack.get("/languages/all").json()}
+    listed = stack.get("/languages/all").json()
+    every = {l["id"]: l for l in listed}
+    assert len(every) == len(listed), "a Judge0 id mapped by two languages"
     for i in (71, 92, 100):
         assert every[i]["is_archived"] is False
         assert run(stack, {"source_code": "print(6*7)", "language_id": i})["stdout"] == "42\n"
