@@ -78,7 +78,7 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 
 # Debian packages, by purpose.  Languages list their own in langs/<slug>/packages.
 DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcgroup-dev
-DEPS_RUN   := nginx spawn-fcgi util-linux
+DEPS_RUN   := nginx spawn-fcgi util-linux unzip
 DEPS_TEST  := check python3 python3-pytest python3-prometheus-client curl iproute2 systemd mandoc man-db nodejs
 DEPS_BENCH := wrk hyperfine bubblewrap fcgiwrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev
@@ -440,6 +440,7 @@ install-files: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run
 	find $(DESTDIR)$(PREFIX)/share/gaol/langs -name .gitignore -delete
 	install -m 0644 nginx/gaol-http.conf nginx/gaol-locations.conf $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/
 	install -m 0755 nginx/prefix.sh $(DESTDIR)$(PREFIX)/share/gaol/nginx-prefix.sh
+	install -m 0644 nginx/judge0-auth.conf $(DESTDIR)$(PREFIX)/share/gaol/judge0-auth.conf
 	[ -e $(DESTDIR)$(SYSCONFDIR)/default/gaol ] || \
 	  install -m 0644 systemd/gaol.default $(DESTDIR)$(SYSCONFDIR)/default/gaol
 	for u in systemd/*.service systemd/*.socket; do \

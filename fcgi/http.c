@@ -40,6 +40,7 @@
 #include "status.h"
 #include "judge/judge.h"
 #include "execute/execute.h"
+#include "judge0/judge0.h"
 #include <json-c/json.h>
 
 typedef enum http_after handler_fn(struct engine *e, const char *body, size_t len,
@@ -60,7 +61,7 @@ struct route {
 
 static handler_fn handle_health, handle_run, handle_evaluate, handle_shutdown,
 	handle_metrics, handle_execute, handle_runtimes, handle_packages,
-	handle_install;
+	handle_install, handle_judge0_submit, handle_judge0_get;
 
 static bool shutdown_allowed(const struct gaol_config *cfg)
 {
@@ -86,6 +87,20 @@ static const struct route routes[] = {
 	{ "/api/v2/packages", "GET",    false, false, NULL, handle_packages, NULL },
 	{ "/api/v2/packages", "POST",   false, false, NULL, handle_install,  NULL },
 	{ "/api/v2/packages", "DELETE", false, false, NULL, handle_install,  NULL },
+	/* Judge0's paths (docs/api.md, "Judge0's API"); a last segment "*"
+	 * is any one segment, the handler's io->path_arg; an exact path wins
+	 * over it. */
+	{ "/submissions",     "POST",   true,  false, NULL, handle_judge0_submit, NULL },
+	{ "/languages",       "GET",    false, false, NULL, handle_judge0_get, NULL },
+	{ "/languages/all",   "GET",    false, false, NULL, handle_judge0_get, NULL },
+	{ "/languages/*",     "GET",    false, false, NULL, handle_judge0_get, NULL },
+	{ "/statuses",        "GET",    false, false, NULL, handle_judge0_get, NULL },
+	{ "/about",           "GET",    false, false, NULL, handle_judge0_get, NULL },
+	{ "/version",         "GET",    false, false, "text/plain; charset=utf-8",
+	  handle_judge0_get, NULL },
+	{ "/config_info",     "GET",    false, false, NULL, handle_judge0_get, NULL },
+	{ "/system_info",     "GET",    false, false, NULL, handle_judge0_get, NULL },
+	{ "/workers",         "GET",    false, false, NULL, handle_judge0_get, NULL },
 };
 
 /* The body of a reply when even building an error answer failed. */
@@ -131,18 +146,44 @@ static bool method_matches(const struct route *r, const char *method)
 
 /* The route for method on path, or NULL.  When the path is known but the
  * method is not, allow gets the methods it takes ("GET, HEAD"). */
+/* 2: path is the route's; 1: the route's last segment is "*" and path
+ * has one non-empty segment in its place; 0: neither. */
+static int path_matches(const char *route, const char *path)
+{
+	size_t n = strlen(route);
+	if (strcmp(route, path) == 0)
+		return 2;
+	if (n < 2 || strcmp(route + n - 2, "/*") != 0 || strncmp(route, path, n - 1) != 0)
+		return 0;
+	return path[n - 1] && !strchr(path + n - 1, '/') ? 1 : 0;
+}
+
+/* The path's own routes if it has any, else those with a "*" segment
+ * it matches. */
+static int path_best(const char *path)
+{
+	int best = 0;
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+		int m = path_matches(routes[i].path, path);
+		best = m > best ? m : best;
+	}
+	return best;
+}
+
 static const struct route *route_find(const struct gaol_config *cfg,
 				      const char *path, const char *method,
 				      char *allow, size_t allow_size)
 {
 	const struct route *found = NULL;
+	int best = path_best(path);
 
 	allow[0] = '\0';
 	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
 		const struct route *r = &routes[i];
 		size_t used = strlen(allow);
 
-		if (strcmp(r->path, path) != 0 || (r->enabled && !r->enabled(cfg)))
+		if (!best || path_matches(r->path, path) != best ||
+		    (r->enabled && !r->enabled(cfg)))
 			continue;
 		if (method_matches(r, method))
 			found = r;
@@ -347,6 +388,24 @@ static enum http_after handle_install(struct engine *e, const char *body,
 	answer_message(a, OUTCOME_WRONG_METHOD, "gaol installs no package through its API: "
 		       "toolchains are Debian packages, installed by the operator with "
 		       "`make deps LANGS=...`");
+	return HTTP_AFTER_NOTHING;
+}
+
+static enum http_after handle_judge0_submit(struct engine *e, const char *body,
+					    size_t len, const struct request_io *io,
+					    struct answer *a)
+{
+	judge0_submit(e, body, len, io, a);
+	return HTTP_AFTER_NOTHING;
+}
+
+static enum http_after handle_judge0_get(struct engine *e, const char *body,
+					 size_t len, const struct request_io *io,
+					 struct answer *a)
+{
+	(void)body;
+	(void)len;
+	judge0_get(e, io, a);
 	return HTTP_AFTER_NOTHING;
 }
 
@@ -596,9 +655,13 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 		int got = r->takes_body ? read_body(&e->cfg, path, req, &body, &len, &a) : 0;
 		read_timer(0, 0);       /* the worker's deadline for the request's reads */
 		if (got == 0) {
+			const char *star = strstr(r->path, "/*");
 			struct request_io io = {
 				.stream = r->streams ? &stream : NULL,
 				.client = r->takes_body ? &client : NULL,
+				.query = FCGX_GetParam("QUERY_STRING", req->envp),
+				.path_arg = star ? path + (star - r->path) + 1 : NULL,
+				.route = r->path,
 			};
 			after = r->handle(e, body, len, &io, &a);
 		}

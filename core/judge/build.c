@@ -315,24 +315,25 @@ int judge_build_files(struct engine *e, const struct client_watch *client,
 	argv[3] = (char *)files[0].name;   /* $0, the entry point; "$@" all */
 	struct build_job job = { lang, lang->compile_cmd, argv, files, n };
 	struct cache_key key;
-	int rc = judge_files_key(&key, lang, files, n) < 0
+	int rc = judge_files_key(&key, lang, lang->compile_cmd, NULL, files, n) < 0
 		? fail(fault, faultlen, "out of memory")
 		: build_cached(e, client, &job, &key, end_ms, b, fault, faultlen);
 	free(argv);
 	return rc;
 }
 
-int judge_files_key(struct cache_key *key, const struct lang *lang,
-		    const struct sandbox_file *files, size_t n)
+int judge_files_key(struct cache_key *key, const struct lang *lang, const char *compile_cmd,
+		    const char *extra, const struct sandbox_file *files, size_t n)
 {
 	size_t len = 0;
 	char *blob = files_blob(files, n, &len);
 	if (!blob)
 		return -1;
 	char version[1024];
-	snprintf(version, sizeof(version), "%s\ntree %s\nexecute", lang->version ?
-		 lang->version : "", lang->fingerprint ? lang->fingerprint : "");
-	int rc = cache_key_make(key, lang->slug, version, lang->compile_cmd, "files",
+	snprintf(version, sizeof(version), "%s\ntree %s\nexecute%s%s", lang->version ?
+		 lang->version : "", lang->fingerprint ? lang->fingerprint : "",
+		 extra ? "\n" : "", extra ? extra : "");
+	int rc = cache_key_make(key, lang->slug, version, compile_cmd, "files",
 				blob, len);
 	free(blob);
 	return rc;

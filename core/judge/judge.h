@@ -140,10 +140,11 @@ void verdict_details(enum verdict v, const struct sandbox_result *r, char *out,
 void judge_entry_name(const struct lang *lang, const char *code, char *out, size_t len);
 struct cache_key;
 struct sandbox_file;
-/* The compile cache's key of files built by lang's `compile` recipe
- * (POST /execute's, and a checker's or an interactor's): 0, or -1. */
-int judge_files_key(struct cache_key *key, const struct lang *lang,
-		    const struct sandbox_file *files, size_t n);
+/* The compile cache's key of files built by compile_cmd (lang's `compile`
+ * recipe, or a front's: POST /execute's, Judge0's, a checker's or an
+ * interactor's), with a front's own part (extra, or NULL): 0, or -1. */
+int judge_files_key(struct cache_key *key, const struct lang *lang, const char *compile_cmd,
+		    const char *extra, const struct sandbox_file *files, size_t n);
 
 /* Start-up sweep of what a crashed predecessor left in the state directory:
  * the compile cache's half-done builds.  Slot cgroups are swept as each
