@@ -30,6 +30,8 @@ struct answer_stream {
 struct request_io {
 	const struct answer_stream *stream;  /* stream /evaluate's answer */
 	const struct client_watch *client;   /* stop when the client leaves */
+	const char *query;       /* the query string ("a=1&b=2"), NULL: none */
+	const char *path_arg;    /* a route's {id} or {token}, NULL: none */
 };
 
 struct engine {

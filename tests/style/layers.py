@@ -16,7 +16,7 @@ Exits 1, naming each file and include, when a rule is broken.
 """
 import os, re, sys
 
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"', re.M)
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z0-9_]+)/[^"]+"', re.M)
 
 
 def floors_of(root):
@@ -27,7 +27,7 @@ def floors_of(root):
         sys.exit('layers: docs/layout.md has no "## Floors" section')
     names = []
     for line in part[1].split('\n## ', 1)[0].splitlines():
-        m = re.match(r'^\d+\. `([a-z_]+)/`', line)
+        m = re.match(r'^\d+\. `([a-z0-9_]+)/`', line)
         if m:
             names.append(m.group(1))
     if not names:
