@@ -40,6 +40,7 @@
 #include "status.h"
 #include "judge/judge.h"
 #include "execute/execute.h"
+#include "async.h"
 #include <json-c/json.h>
 
 typedef enum http_after handler_fn(struct engine *e, const char *body, size_t len,
@@ -60,7 +61,8 @@ struct route {
 
 static handler_fn handle_health, handle_run, handle_evaluate, handle_shutdown,
 	handle_metrics, handle_execute, handle_runtimes, handle_packages,
-	handle_install;
+	handle_install, handle_submit, handle_batch_create, handle_batch_show,
+	handle_show, handle_delete;
 
 static bool shutdown_allowed(const struct gaol_config *cfg)
 {
@@ -86,6 +88,13 @@ static const struct route routes[] = {
 	{ "/api/v2/packages", "GET",    false, false, NULL, handle_packages, NULL },
 	{ "/api/v2/packages", "POST",   false, false, NULL, handle_install,  NULL },
 	{ "/api/v2/packages", "DELETE", false, false, NULL, handle_install,  NULL },
+	/* Judge0's asynchronous side (fcgi/async.c).  A path ending in a
+	 * {name} takes one more segment, io->path_arg; an exact path wins. */
+	{ "/submissions", "POST", true, false, NULL, handle_submit, NULL },
+	{ "/submissions/batch", "POST", true, false, NULL, handle_batch_create, NULL },
+	{ "/submissions/batch", "GET", false, false, NULL, handle_batch_show, NULL },
+	{ "/submissions/{token}", "GET", false, false, NULL, handle_show, NULL },
+	{ "/submissions/{token}", "DELETE", false, false, NULL, handle_delete, NULL },
 };
 
 /* The body of a reply when even building an error answer failed. */
@@ -129,23 +138,54 @@ static bool method_matches(const struct route *r, const char *method)
 	       (strcmp(method, "HEAD") == 0 && strcmp(r->method, "GET") == 0);
 }
 
+/* Whether path is r's: the same, or (wild) r's path ends in "/{name}" and
+ * path has one plain segment there; *arg then points at it. */
+static bool path_matches(const struct route *r, const char *path, bool wild,
+			 const char **arg)
+{
+	const char *brace = strchr(r->path, '{');
+	size_t n = brace ? (size_t)(brace - r->path) : 0;
+
+	if (!wild)
+		return strcmp(r->path, path) == 0;
+	if (!brace || strncmp(r->path, path, n) != 0 || !path[n] ||
+	    strchr(path + n, '/'))
+		return false;
+	*arg = path + n;
+	return true;
+}
+
+static bool path_known(const struct gaol_config *cfg, const char *path)
+{
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+		if (strcmp(routes[i].path, path) == 0 &&
+		    (!routes[i].enabled || routes[i].enabled(cfg)))
+			return true;
+	return false;
+}
+
 /* The route for method on path, or NULL.  When the path is known but the
  * method is not, allow gets the methods it takes ("GET, HEAD"). */
 static const struct route *route_find(const struct gaol_config *cfg,
 				      const char *path, const char *method,
-				      char *allow, size_t allow_size)
+				      char *allow, size_t allow_size, const char **arg)
 {
 	const struct route *found = NULL;
+	bool wild = !path_known(cfg, path);
 
 	allow[0] = '\0';
+	*arg = NULL;
 	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
 		const struct route *r = &routes[i];
 		size_t used = strlen(allow);
+		const char *a = NULL;
 
-		if (strcmp(r->path, path) != 0 || (r->enabled && !r->enabled(cfg)))
+		if (!path_matches(r, path, wild, &a) || (r->enabled && !r->enabled(cfg)))
 			continue;
-		if (method_matches(r, method))
+		if (method_matches(r, method)) {
 			found = r;
+			*arg = a;
+		}
 		snprintf(allow + used, allow_size - used, "%s%s%s",
 			 used ? ", " : "", r->method,
 			 strcmp(r->method, "GET") == 0 ? ", HEAD" : "");
@@ -347,6 +387,52 @@ static enum http_after handle_install(struct engine *e, const char *body,
 	answer_message(a, OUTCOME_WRONG_METHOD, "gaol installs no package through its API: "
 		       "toolchains are Debian packages, installed by the operator with "
 		       "`make deps LANGS=...`");
+	return HTTP_AFTER_NOTHING;
+}
+
+static enum http_after handle_submit(struct engine *e, const char *body,
+				     size_t len, const struct request_io *io,
+				     struct answer *a)
+{
+	async_submit(e, body, len, io, a);
+	return HTTP_AFTER_NOTHING;
+}
+
+static enum http_after handle_batch_create(struct engine *e, const char *body,
+					   size_t len, const struct request_io *io,
+					   struct answer *a)
+{
+	async_batch_create(e, body, len, io, a);
+	return HTTP_AFTER_NOTHING;
+}
+
+static enum http_after handle_batch_show(struct engine *e, const char *body,
+					 size_t len, const struct request_io *io,
+					 struct answer *a)
+{
+	(void)body;
+	(void)len;
+	async_batch_show(e, io, a);
+	return HTTP_AFTER_NOTHING;
+}
+
+static enum http_after handle_show(struct engine *e, const char *body,
+				   size_t len, const struct request_io *io,
+				   struct answer *a)
+{
+	(void)body;
+	(void)len;
+	async_show(e, io, a);
+	return HTTP_AFTER_NOTHING;
+}
+
+static enum http_after handle_delete(struct engine *e, const char *body,
+				     size_t len, const struct request_io *io,
+				     struct answer *a)
+{
+	(void)body;
+	(void)len;
+	async_delete(e, io, a);
 	return HTTP_AFTER_NOTHING;
 }
 
@@ -585,7 +671,8 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 	struct stream_ctx sc = { .req = req, .request_id = log.id };
 	struct answer_stream stream = { stream_begin, stream_write, &sc };
 	struct client_watch client = { req->ipcFd, fcgi_client_gone };
-	if ((r = route_find(&e->cfg, path, method, allow, sizeof allow))) {
+	const char *path_arg;
+	if ((r = route_find(&e->cfg, path, method, allow, sizeof allow, &path_arg))) {
 		char *body = NULL;
 		size_t len = 0;
 
@@ -599,6 +686,8 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 			struct request_io io = {
 				.stream = r->streams ? &stream : NULL,
 				.client = r->takes_body ? &client : NULL,
+				.query = FCGX_GetParam("QUERY_STRING", req->envp),
+				.path_arg = path_arg,
 			};
 			after = r->handle(e, body, len, &io, &a);
 		}

@@ -17,6 +17,7 @@ static const struct {
 	[OUTCOME_NO_LENGTH] = { 411, "Length Required" },
 	[OUTCOME_WRONG_MEDIA] = { 415, "Unsupported Media Type" },
 	[OUTCOME_STOPPING] = { 503, "Service Unavailable" },
+	[OUTCOME_CREATED] = { 201, "Created" },
 };
 
 int http_status(enum outcome outcome)

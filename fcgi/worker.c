@@ -48,6 +48,7 @@
 
 #include "api/engine.h"
 #include "util/cpus.h"
+#include "async.h"
 #include "http.h"
 #include "signals.h"
 #include "worker.h"
@@ -169,6 +170,13 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 	if (engine_take_slot(&e, slot, err, sizeof err) < 0) {
 		fprintf(stderr, "gaol-fcgi: slot %u: %s\n", slot, err);
 		return WORKER_EXIT_SETUP;
+	}
+	/* The last RUN_QUEUE_SLOTS workers serve the queue, not the socket. */
+	if (async_serves_queue(&e.cfg, slot)) {
+		close(listen_fd);
+		code = async_worker_loop(&e, stop_fd, &stop_signalled);
+		engine_free(&e);
+		return code;
 	}
 	if (FCGX_InitRequest(&req, listen_fd, FCGI_FAIL_ACCEPT_ON_INTR) != 0) {
 		fprintf(stderr, "gaol-fcgi: slot %u: FCGX_InitRequest failed\n",

@@ -63,6 +63,7 @@ enum outcome {
 	OUTCOME_NO_LENGTH,       /* a body without Content-Length */
 	OUTCOME_WRONG_MEDIA,     /* an encoding or a type the engine cannot read */
 	OUTCOME_STOPPING,        /* the pool is shutting down */
+	OUTCOME_CREATED,         /* Judge0's 201: a submission taken */
 };
 
 struct answer {

@@ -442,13 +442,14 @@ static int read_queue_dir(const struct config_var *var, const char *v,
 }
 
 /* The workers that serve the queue are taken from the pool, and at least
- * one worker must be left for HTTP: the default is 1, or 0 with one slot. */
+ * one worker must be left for HTTP.  Off by default: a slot taken from
+ * HTTP changes what nginx's limit_conn must be (nginx/stack.sh renders
+ * RUN_CONCURRENCY - RUN_QUEUE_SLOTS), which an operator should choose. */
 static int read_queue_slots(const struct config_var *var, const char *v,
 			    struct gaol_config *cfg, char *err, size_t errlen)
 {
 	struct config_var row = *var;
 
-	row.def = cfg->concurrency > 1 ? "1" : "0";
 	row.max = cfg->concurrency - 1;
 	return read_count(&row, v, cfg, err, errlen);
 }
@@ -639,11 +640,12 @@ const struct config_var config_table[] = {
 	{ "RUN_QUEUE_MAX", read_size_t, "100", 1, 1000000, AT(queue_max), NULL,
 	  "1-1000000", "submissions waiting or running in the queue; past it "
 	  "Judge0's 503 `queue is full` (Judge0's `MAX_QUEUE_SIZE`)" },
-	{ "RUN_QUEUE_SLOTS", read_queue_slots, NULL, 0, 255, AT(queue_slots),
-	  "1 (0 with one slot)", "0 to `RUN_CONCURRENCY` - 1",
+	{ "RUN_QUEUE_SLOTS", read_queue_slots, "0", 0, 255, AT(queue_slots),
+	  NULL, "0 to `RUN_CONCURRENCY` - 1",
 	  "workers that run queued submissions and take no HTTP request; the "
-	  "others serve HTTP (nginx's `limit_conn` counts them). 0: "
-	  "`wait=false` is refused (503)" },
+	  "others serve HTTP, and nginx's `limit_conn` must be `RUN_CONCURRENCY` "
+	  "- `RUN_QUEUE_SLOTS` (`make run` renders it). 0: Judge0's `wait=false` "
+	  "is refused (503), `wait=true` works" },
 	{ "RUN_RESULT_TTL", read_ms, "1440m", 1000, MS_MAX, AT(result_ttl_ms), NULL,
 	  "duration of at least 1s", "how long a queued submission's result is "
 	  "kept after it ends (then its token is 404)" },

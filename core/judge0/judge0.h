@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * judge0: Judge0's API (github.com/judge0/judge0, docs/api/**) as a front
+ * judge0: Judge0's API (github.com/judge0/judge0, docs/api/) as a front
  * of gaol's one engine (docs/api.md, "Judge0's API").  A submission is
  * translated into an /execute request (core/execute/): the language's
  * compile recipe once (the compile cache keeps it), then its execute recipe

@@ -75,7 +75,9 @@ static char (*list(int dirfd, size_t *n))[TOKEN_LEN + 1]
 	char (*v)[TOKEN_LEN + 1] = NULL;
 	size_t cap = 0;
 	struct dirent *d;
-	int fd = dup(dirfd);
+	/* A description of its own: one shared by fork or dup would share
+	 * its read position with every process reading the same directory. */
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dp = fd < 0 ? NULL : fdopendir(fd);
 
 	*n = 0;
@@ -83,7 +85,6 @@ static char (*list(int dirfd, size_t *n))[TOKEN_LEN + 1]
 		close_fd(&fd);
 		return NULL;
 	}
-	rewinddir(dp);
 	while ((d = readdir(dp))) {
 		if (token_check(d->d_name, 0, NULL) == TOKEN_MALFORMED)
 			continue;
@@ -343,7 +344,7 @@ static int recover_one(struct queue *q, const char *token)
 
 static void clear_tmp(struct queue *q)
 {
-	int fd = dup(q->sub[Q_TMP]);
+	int fd = openat(q->sub[Q_TMP], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dp = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *d;
 
@@ -351,7 +352,6 @@ static void clear_tmp(struct queue *q)
 		close_fd(&fd);
 		return;
 	}
-	rewinddir(dp);
 	while ((d = readdir(dp)))
 		if (d->d_name[0] != '.')
 			unlinkat(q->sub[Q_TMP], d->d_name, 0);
@@ -439,4 +439,9 @@ int queue_next_callback(const struct queue *q, char token[TOKEN_LEN + 1])
 		memcpy(token, v[0], TOKEN_LEN + 1);
 	free(v);
 	return n > 0;
+}
+
+int queue_forget_callback(struct queue *q, const char *token)
+{
+	return unlinkat(q->sub[Q_CALLBACKS], token, 0) < 0 && errno != ENOENT ? -1 : 0;
 }

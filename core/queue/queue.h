@@ -97,6 +97,8 @@ int queue_recover(struct queue *q, bool at_start, char *err, size_t errlen);
 unsigned queue_sweep(struct queue *q, long ttl_s, unsigned long long max_bytes,
 		     unsigned long long *kept, unsigned long long *bytes);
 
+/* Unmarks token's callback (sent, or given up).  0, or -1 with errno. */
+int queue_forget_callback(struct queue *q, const char *token);
 /* The oldest callback marked, in token: 1, or 0 when none. */
 int queue_next_callback(const struct queue *q, char token[TOKEN_LEN + 1]);
 
