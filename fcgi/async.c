@@ -493,7 +493,7 @@ static void serve_claim(struct engine *e, struct claim *c)
 	size_t len = 0;
 	char err[256];
 
-	metrics_queue_wait(now_ms() - token_ms(c->token));
+	metrics_queue_wait(token_age_ms(c->token));
 	metrics_slot_busy(e->slot_index, true);
 	result = job ? judge0_run(e, job, NULL) : unreadable(c->token);
 	metrics_slot_busy(e->slot_index, false);

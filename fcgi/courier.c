@@ -178,7 +178,7 @@ static void courier_main(const struct engine *e, pid_t master)
 	curl_global_cleanup();
 }
 
-pid_t courier_start(const struct engine *e, pid_t master)
+pid_t courier_start(const struct engine *e, pid_t master, int stop_w)
 {
 	pid_t pid;
 
@@ -192,6 +192,8 @@ pid_t courier_start(const struct engine *e, pid_t master)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != master)
 		_exit(1);
 	prctl(PR_SET_NAME, "gaol-courier");
+	if (stop_w >= 0)
+		close(stop_w);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);

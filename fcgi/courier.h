@@ -17,7 +17,8 @@
 #include "api/engine.h"
 
 /* Forks the courier; its pid, or -1 with errno.  It ends with the master
- * (PR_SET_PDEATHSIG) or when killed. */
-pid_t courier_start(const struct engine *e, pid_t master);
+ * (PR_SET_PDEATHSIG) or when killed.  stop_w: the write end of the pool's
+ * stop pipe, closed in the child (the workers stop when it hangs up). */
+pid_t courier_start(const struct engine *e, pid_t master, int stop_w);
 
 #endif

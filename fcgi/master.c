@@ -385,7 +385,7 @@ static long long start_due_courier(struct pool *p, long long next)
 	if (p->stopping || p->courier)
 		return next;
 	if (p->courier_at_ms <= now) {
-		pid_t pid = courier_start(p->engine, p->master);
+		pid_t pid = courier_start(p->engine, p->master, p->stop_w);
 		if (pid > 0)
 			p->courier = pid;
 		else

@@ -45,6 +45,8 @@ int token_new(unsigned host, char out[TOKEN_LEN + 1]);
 enum token_kind token_check(const char *s, unsigned host, unsigned *other);
 /* The creation time a token carries, milliseconds since the epoch. */
 long long token_ms(const char *token);
+/* How long ago the token was made, by the wall clock, in milliseconds. */
+long long token_age_ms(const char *token);
 
 /* Opens (making it and its directories, mode 0700) the queue at path.
  * -1 with the step and errno in err. */

@@ -9,14 +9,20 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include "queue/queue.h"
-#include "util/util.h"
 
 int token_new(unsigned host, char out[TOKEN_LEN + 1])
 {
 	unsigned char r[8];
-	unsigned long long ms = (unsigned long long)now_us() / 1000;
+	struct timespec ts;
+	unsigned long long ms;
+
+	/* The wall clock, not now_ms()'s monotonic one: a token outlives a
+	 * reboot and is compared with the time of another process. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ms = (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
 
 	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
 		return -1;
@@ -59,4 +65,12 @@ long long token_ms(const char *token)
 	if (sscanf(token, "%8llx-%4llx", &hi, &lo) != 2)
 		return 0;
 	return (long long)((hi << 16) | lo);
+}
+
+long long token_age_ms(const char *token)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 - token_ms(token);
 }
