@@ -40,6 +40,7 @@
 #include "status.h"
 #include "judge/judge.h"
 #include "execute/execute.h"
+#include "judge0/judge0.h"
 #include "async.h"
 #include <json-c/json.h>
 
@@ -61,8 +62,8 @@ struct route {
 
 static handler_fn handle_health, handle_run, handle_evaluate, handle_shutdown,
 	handle_metrics, handle_execute, handle_runtimes, handle_packages,
-	handle_install, handle_submit, handle_batch_create, handle_batch_show,
-	handle_show, handle_delete;
+	handle_install, handle_judge0_get, handle_submit, handle_batch_create,
+	handle_batch_show, handle_show, handle_delete;
 
 static bool shutdown_allowed(const struct gaol_config *cfg)
 {
@@ -88,13 +89,38 @@ static const struct route routes[] = {
 	{ "/api/v2/packages", "GET",    false, false, NULL, handle_packages, NULL },
 	{ "/api/v2/packages", "POST",   false, false, NULL, handle_install,  NULL },
 	{ "/api/v2/packages", "DELETE", false, false, NULL, handle_install,  NULL },
-	/* Judge0's asynchronous side (fcgi/async.c).  A path ending in a
-	 * {name} takes one more segment, io->path_arg; an exact path wins. */
-	{ "/submissions", "POST", true, false, NULL, handle_submit, NULL },
-	{ "/submissions/batch", "POST", true, false, NULL, handle_batch_create, NULL },
-	{ "/submissions/batch", "GET", false, false, NULL, handle_batch_show, NULL },
-	{ "/submissions/{token}", "GET", false, false, NULL, handle_show, NULL },
-	{ "/submissions/{token}", "DELETE", false, false, NULL, handle_delete, NULL },
+	/* Judge0's paths (docs/api.md, "Judge0's API"); a last segment "*"
+	 * is any one segment, the handler's io->path_arg; an exact path wins
+	 * over it. */
+	/* POST /submissions and the token's routes are the asynchronous
+	 * side's (fcgi/async.c), which hands wait=true to judge0/. */
+	{ "/submissions",     "POST",   true,  false, NULL, handle_submit, NULL },
+	{ "/submissions/batch", "POST", true,  false, NULL, handle_batch_create, NULL },
+	{ "/submissions/batch", "GET",  false, false, NULL, handle_batch_show, NULL },
+	{ "/submissions/*",   "GET",    false, false, NULL, handle_show, NULL },
+	{ "/submissions/*",   "DELETE", false, false, NULL, handle_delete, NULL },
+	{ "/languages",       "GET",    false, false, NULL, handle_judge0_get, NULL },
+	{ "/languages/all",   "GET",    false, false, NULL, handle_judge0_get, NULL },
+	{ "/languages/*",     "GET",    false, false, NULL, handle_judge0_get, NULL },
+	{ "/statuses",        "GET",    false, false, NULL, handle_judge0_get, NULL },
+	{ "/about",           "GET",    false, false, NULL, handle_judge0_get, NULL },
+	{ "/version",         "GET",    false, false, "text/plain; charset=utf-8",
+	  handle_judge0_get, NULL },
+	{ "/config_info",     "GET",    false, false, NULL, handle_judge0_get, NULL },
+	{ "/system_info",     "GET",    false, false, NULL, handle_judge0_get, NULL },
+	{ "/workers",         "GET",    false, false, NULL, handle_judge0_get, NULL },
+};
+
+/* Judge0's GET routes by the route's path (a "*" segment included). */
+static const struct {
+	const char *path;
+	void (*get)(struct engine *e, const struct request_io *io, struct answer *a);
+} judge0_gets[] = {
+	{ "/languages", judge0_languages }, { "/languages/all", judge0_languages_all },
+	{ "/languages/*", judge0_language }, { "/statuses", judge0_statuses },
+	{ "/about", judge0_about }, { "/version", judge0_version },
+	{ "/config_info", judge0_config_info }, { "/system_info", judge0_system_info },
+	{ "/workers", judge0_workers },
 };
 
 /* The body of a reply when even building an error answer failed. */
@@ -138,54 +164,49 @@ static bool method_matches(const struct route *r, const char *method)
 	       (strcmp(method, "HEAD") == 0 && strcmp(r->method, "GET") == 0);
 }
 
-/* Whether path is r's: the same, or (wild) r's path ends in "/{name}" and
- * path has one plain segment there; *arg then points at it. */
-static bool path_matches(const struct route *r, const char *path, bool wild,
-			 const char **arg)
-{
-	const char *brace = strchr(r->path, '{');
-	size_t n = brace ? (size_t)(brace - r->path) : 0;
-
-	if (!wild)
-		return strcmp(r->path, path) == 0;
-	if (!brace || strncmp(r->path, path, n) != 0 || !path[n] ||
-	    strchr(path + n, '/'))
-		return false;
-	*arg = path + n;
-	return true;
-}
-
-static bool path_known(const struct gaol_config *cfg, const char *path)
-{
-	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
-		if (strcmp(routes[i].path, path) == 0 &&
-		    (!routes[i].enabled || routes[i].enabled(cfg)))
-			return true;
-	return false;
-}
-
 /* The route for method on path, or NULL.  When the path is known but the
  * method is not, allow gets the methods it takes ("GET, HEAD"). */
+/* 2: path is the route's; 1: the route's last segment is "*" and path
+ * has one non-empty segment in its place; 0: neither. */
+static int path_matches(const char *route, const char *path)
+{
+	size_t n = strlen(route);
+	if (strcmp(route, path) == 0)
+		return 2;
+	if (n < 2 || strcmp(route + n - 2, "/*") != 0 || strncmp(route, path, n - 1) != 0)
+		return 0;
+	return path[n - 1] && !strchr(path + n - 1, '/') ? 1 : 0;
+}
+
+/* The path's own routes if it has any, else those with a "*" segment
+ * it matches. */
+static int path_best(const char *path)
+{
+	int best = 0;
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+		int m = path_matches(routes[i].path, path);
+		best = m > best ? m : best;
+	}
+	return best;
+}
+
 static const struct route *route_find(const struct gaol_config *cfg,
 				      const char *path, const char *method,
-				      char *allow, size_t allow_size, const char **arg)
+				      char *allow, size_t allow_size)
 {
 	const struct route *found = NULL;
-	bool wild = !path_known(cfg, path);
+	int best = path_best(path);
 
 	allow[0] = '\0';
-	*arg = NULL;
 	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
 		const struct route *r = &routes[i];
 		size_t used = strlen(allow);
-		const char *a = NULL;
 
-		if (!path_matches(r, path, wild, &a) || (r->enabled && !r->enabled(cfg)))
+		if (!best || path_matches(r->path, path) != best ||
+		    (r->enabled && !r->enabled(cfg)))
 			continue;
-		if (method_matches(r, method)) {
+		if (method_matches(r, method))
 			found = r;
-			*arg = a;
-		}
 		snprintf(allow + used, allow_size - used, "%s%s%s",
 			 used ? ", " : "", r->method,
 			 strcmp(r->method, "GET") == 0 ? ", HEAD" : "");
@@ -436,6 +457,21 @@ static enum http_after handle_delete(struct engine *e, const char *body,
 	return HTTP_AFTER_NOTHING;
 }
 
+static enum http_after handle_judge0_get(struct engine *e, const char *body,
+					 size_t len, const struct request_io *io,
+					 struct answer *a)
+{
+	(void)body;
+	(void)len;
+	for (size_t i = 0; i < sizeof judge0_gets / sizeof judge0_gets[0]; i++)
+		if (strcmp(judge0_gets[i].path, io->route) == 0) {
+			judge0_gets[i].get(e, io, a);
+			return HTTP_AFTER_NOTHING;
+		}
+	answer_error(a, OUTCOME_FAULT, "no handler for %s", io->route);
+	return HTTP_AFTER_NOTHING;
+}
+
 /* On Piston's paths an error carries Piston's "message" beside "error". */
 static void piston_message(const char *path, struct answer *a)
 {
@@ -671,8 +707,7 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 	struct stream_ctx sc = { .req = req, .request_id = log.id };
 	struct answer_stream stream = { stream_begin, stream_write, &sc };
 	struct client_watch client = { req->ipcFd, fcgi_client_gone };
-	const char *path_arg;
-	if ((r = route_find(&e->cfg, path, method, allow, sizeof allow, &path_arg))) {
+	if ((r = route_find(&e->cfg, path, method, allow, sizeof allow))) {
 		char *body = NULL;
 		size_t len = 0;
 
@@ -683,11 +718,13 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 		int got = r->takes_body ? read_body(&e->cfg, path, req, &body, &len, &a) : 0;
 		read_timer(0, 0);       /* the worker's deadline for the request's reads */
 		if (got == 0) {
+			const char *star = strstr(r->path, "/*");
 			struct request_io io = {
 				.stream = r->streams ? &stream : NULL,
 				.client = r->takes_body ? &client : NULL,
 				.query = FCGX_GetParam("QUERY_STRING", req->envp),
-				.path_arg = path_arg,
+				.path_arg = star ? path + (star - r->path) + 1 : NULL,
+				.route = r->path,
 			};
 			after = r->handle(e, body, len, &io, &a);
 		}

@@ -25,7 +25,7 @@
 static const char *const routes[] = {
 	"/", "/health", "/run", "/evaluate", "/shutdown", "/metrics", "/execute", "/runtimes",
 	"/api/v2/execute", "/api/v2/runtimes", "/api/v2/packages",
-	"/submissions", "/submissions/batch", "/submissions/{token}", "none",
+	"/submissions", "/submissions/batch", "/submissions/*", "none",
 };
 #define ROUTES_N (sizeof routes / sizeof routes[0])
 

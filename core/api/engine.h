@@ -32,6 +32,7 @@ struct request_io {
 	const struct client_watch *client;   /* stop when the client leaves */
 	const char *query;       /* the query string ("a=1&b=2"), NULL: none */
 	const char *path_arg;    /* a route's {id} or {token}, NULL: none */
+	const char *route;       /* the route's path ("*": any one segment) */
 };
 
 struct engine {
@@ -63,7 +64,7 @@ enum outcome {
 	OUTCOME_NO_LENGTH,       /* a body without Content-Length */
 	OUTCOME_WRONG_MEDIA,     /* an encoding or a type the engine cannot read */
 	OUTCOME_STOPPING,        /* the pool is shutting down */
-	OUTCOME_CREATED,         /* Judge0's 201: a submission taken */
+	OUTCOME_CREATED,         /* carried out, a resource made (Judge0's 201) */
 };
 
 struct answer {

@@ -27,6 +27,7 @@
 
 #include "api/engine.h"
 #include "execute/execute.h"
+#include "execute/stages.h"
 #include "judge/cache.h"
 #include "lang/semver.h"
 #include "util/utf8.h"
@@ -48,30 +49,33 @@ void answer_message(struct answer *a, int outcome, const char *fmt, ...)
 }
 
 /* The stage's output, interleaved as read (sandbox_spec.on_output). */
-struct interleave {
-	char *buf;
-	size_t len, cap;
-};
-
 static void on_output(void *ctx, int which, const char *buf, size_t len)
 {
-	struct interleave *il = ctx;
+	struct exec_stage *st = ctx;
 	(void)which;
-	if (il->len + len + 1 > il->cap) {
-		size_t cap = il->cap ? il->cap : 4096;
-		while (cap < il->len + len + 1)
+	if (st->output_len + len + 1 > st->output_cap) {
+		size_t cap = st->output_cap ? st->output_cap : 4096;
+		while (cap < st->output_len + len + 1)
 			cap *= 2;
-		char *nb = realloc(il->buf, cap);
+		char *nb = realloc(st->output, cap);
 		if (!nb)
 			return;
-		il->buf = nb;
-		il->cap = cap;
+		st->output = nb;
+		st->output_cap = cap;
 	}
-	memcpy(il->buf + il->len, buf, len);
-	il->len += len;
+	memcpy(st->output + st->output_len, buf, len);
+	st->output_len += len;
 }
 
-static struct json_object *base64_string(const char *s, size_t len)
+void exec_stage_free(struct exec_stage *st)
+{
+	if (st->res.ran || st->res.out || st->res.err)
+		sandbox_result_free(&st->res);
+	free(st->output);
+	memset(st, 0, sizeof(*st));
+}
+
+struct json_object *exec_base64(const char *s, size_t len)
 {
 	static const char tab[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -97,7 +101,7 @@ static struct json_object *base64_string(const char *s, size_t len)
 
 static struct json_object *text(bool b64, const char *s, size_t len)
 {
-	return b64 ? base64_string(s ? s : "", len) : utf8_json_string(s ? s : "", len);
+	return b64 ? exec_base64(s ? s : "", len) : utf8_json_string(s ? s : "", len);
 }
 
 /* Piston's status and isolate's message for a stage that ran. */
@@ -134,16 +138,16 @@ static struct json_object *signal_name(const struct sandbox_result *res, const c
 	return json_object_new_string(name);
 }
 
-static struct json_object *stage_json(const struct sandbox_result *res,
-				      const struct interleave *il, bool b64)
+static struct json_object *stage_json(const struct exec_stage *st, bool b64)
 {
+	const struct sandbox_result *res = &st->res;
 	char msg[96];
 	const char *status = stage_status(res, msg, sizeof(msg));
 	struct json_object *o = json_object_new_object();
 	bool exited = !res->killed && WIFEXITED(res->wait_status);
 	json_object_object_add(o, "stdout", text(b64, res->out, res->out_len));
 	json_object_object_add(o, "stderr", text(b64, res->err, res->err_len));
-	json_object_object_add(o, "output", text(b64, il->buf, il->len));
+	json_object_object_add(o, "output", text(b64, st->output, st->output_len));
 	json_object_object_add(o, "code", exited ? json_object_new_int(
 		WEXITSTATUS(res->wait_status)) : NULL);
 	json_object_object_add(o, "signal", signal_name(res, status));
@@ -160,20 +164,6 @@ static struct json_object *stage_json(const struct sandbox_result *res,
 			       : json_object_new_int64(res->memory_peak_kb));
 	return o;
 }
-
-/* One request's execution: what both stages share. */
-struct execution {
-	struct engine *e;
-	const struct client_watch *client;  /* the request's: stop when it leaves */
-	struct lang lang;        /* the language, its workdir "src" */
-	const struct exec_request *req;
-	struct sandbox_file *files;
-	long end_ms;             /* RUN_REQUEST_BUDGET */
-	unsigned long long compile_mem, run_mem;
-	char lower[4400];        /* the compile stage's output, "" when none */
-	int pin;
-	char uncached[4400];
-};
 
 /* /bin/sh -c cmd $0 "$@": the entry point, then words (NULL-ended). */
 static char **sh_argv(const char *cmd, const char *entry, char *const *words, size_t n)
@@ -193,8 +183,7 @@ static char **sh_argv(const char *cmd, const char *entry, char *const *words, si
 /* Runs one stage; 0 with res, or -1 with the fault in res. */
 static int stage_run(struct execution *x, const char *cmd, char **argv,
 		     const struct exec_limits *lim, unsigned long long mem,
-		     const char *export_dir, bool with_stdin, struct interleave *il,
-		     struct sandbox_result *res)
+		     const char *export_dir, bool with_stdin, struct exec_stage *st)
 {
 	const struct gaol_config *cfg = &x->e->cfg;
 	struct sandbox_spec spec = {
@@ -206,7 +195,8 @@ static int stage_run(struct execution *x, const char *cmd, char **argv,
 		.timeout_ms = lim->timeout_ms,
 		.cpu_deadline_ms = lim->cpu_ms,
 		.idle_deadline_ms = lim->timeout_ms,  /* the wall clock decides */
-		.output_max = cfg->execute_output_max,
+		.output_max = x->output_max && x->output_max < cfg->execute_output_max ?
+			      x->output_max : cfg->execute_output_max,
 		.stack_max = x->lang.stack_is_memory ? mem : 0,
 		.lower = x->lower[0] ? x->lower : NULL,
 		.export_dir = export_dir,
@@ -217,14 +207,21 @@ static int stage_run(struct execution *x, const char *cmd, char **argv,
 		.stdin_len = with_stdin ? x->req->stdin_data.len : 0,
 		.mem_max = mem,
 		.on_output = on_output,
-		.ctx = il,
+		.ctx = st,
 		.budget_end_ms = x->end_ms,
 		.client = x->client,
 	};
-	return sandbox_run(&x->e->slot, &spec, res);
+	return sandbox_run(&x->e->slot, &spec, &st->res);
 }
 
 /* The compile cache's key: every file's name and bytes, in order. */
+static const char *compile_cmd(const struct execution *x)
+{
+	return x->compile_cmd ? x->compile_cmd : x->lang.compile_cmd;
+}
+
+/* The compile cache's key: the command, then every file's name and bytes,
+ * in order. */
 static int key_make(struct execution *x, struct cache_key *key)
 {
 	size_t len = 0;
@@ -239,9 +236,10 @@ static int key_make(struct execution *x, struct cache_key *key)
 		p += x->files[i].len;
 	}
 	char version[1024];
-	snprintf(version, sizeof(version), "%s\ntree %s\nexecute", x->lang.version ?
-		 x->lang.version : "", x->lang.fingerprint ? x->lang.fingerprint : "");
-	int rc = cache_key_make(key, x->lang.slug, version, x->lang.compile_cmd, "files",
+	snprintf(version, sizeof(version), "%s\ntree %s\nexecute%s%s", x->lang.version ?
+		 x->lang.version : "", x->lang.fingerprint ? x->lang.fingerprint : "",
+		 x->key_extra ? "\n" : "", x->key_extra ? x->key_extra : "");
+	int rc = cache_key_make(key, x->lang.slug, version, compile_cmd(x), "files",
 				blob, (size_t)(p - blob));
 	free(blob);
 	return rc;
@@ -266,61 +264,44 @@ static struct json_object *compile_hit(void)
 }
 
 /* Runs the compile recipe into dir; 1 built, 0 failed, -1 fault. */
-static int compile_into(struct execution *x, const char *dir, struct json_object **out,
+static int compile_into(struct execution *x, const char *dir, struct exec_stage *st,
 			char *fault, size_t faultlen)
 {
 	size_t n = x->req->files.n;
 	char **names = calloc(n + 1, sizeof(*names)), **argv;
 	for (size_t i = 0; names && i < n; i++)
 		names[i] = (char *)x->files[i].name;
-	argv = names ? sh_argv(x->lang.compile_cmd, x->files[0].name, names, n) : NULL;
-	struct interleave il = { 0 };
-	struct sandbox_result res;
-	int rc = argv ? stage_run(x, x->lang.compile_cmd, argv, &x->req->compile,
-				  x->compile_mem, dir, false, &il, &res) : -1;
+	argv = names ? sh_argv(compile_cmd(x), x->files[0].name, names, n) : NULL;
+	int rc = argv ? stage_run(x, compile_cmd(x), argv, &x->req->compile,
+				  x->compile_mem, dir, false, st) : -1;
 	free(argv);
 	free(names);
 	if (rc < 0) {
-		snprintf(fault, faultlen, "%s", argv ? res.fault : "out of memory");
-		if (argv)
-			sandbox_result_free(&res);
-		free(il.buf);
+		snprintf(fault, faultlen, "%s", argv ? st->res.fault : "out of memory");
 		return -1;
 	}
-	bool ok = !res.killed && WIFEXITED(res.wait_status) && !WEXITSTATUS(res.wait_status) &&
-		  res.export_over == 0;
-	*out = stage_json(&res, &il, x->req->base64);
-	if (res.export_over) {
-		json_object_object_add(*out, "status", json_object_new_string("XX"));
-		json_object_object_add(*out, "message", json_object_new_string(
-			"the compile stage left more than RUN_EVAL_BUILD_MAX bytes or "
-			"RUN_EVAL_BUILD_FILES files"));
-	}
-	sandbox_result_free(&res);
-	free(il.buf);
-	return ok;
+	const struct sandbox_result *res = &st->res;
+	return !res->killed && WIFEXITED(res->wait_status) && !WEXITSTATUS(res->wait_status) &&
+	       res->export_over == 0;
 }
 
-/* The compile stage: 1 when it succeeded (x->lower holds its output), 0
- * when it failed (*out says how), -1 with a fault. */
-static int compile_stage(struct execution *x, struct json_object **out, char *fault,
-			 size_t faultlen)
+int exec_compile(struct execution *x, struct exec_stage *st, char *fault, size_t faultlen)
 {
 	char cache_dir[4200], tmp[4400], dir[4400];
 	struct cache_key key;
+	memset(st, 0, sizeof(*st));
 	config_cache_dir(&x->e->cfg, cache_dir, sizeof(cache_dir));
 	if (key_make(x, &key) < 0)
 		return snprintf(fault, faultlen, "out of memory"), -1;
 	if (cache_lookup(cache_dir, &key, x->lower, sizeof(x->lower), &x->pin)) {
 		cache_key_free(&key);
-		*out = compile_hit();
+		x->cached = true;
 		return 1;
 	}
 	int rc = cache_reserve(cache_dir, tmp, sizeof(tmp), dir, sizeof(dir));
 	if (rc < 0) {
 		snprintf(fault, faultlen, "cache: reserve errno=%d", errno);
-	} else if ((rc = compile_into(x, dir, out, fault, faultlen)) == 1) {
-		json_object_object_add(*out, "cached", json_object_new_boolean(0));
+	} else if ((rc = compile_into(x, dir, st, fault, faultlen)) == 1) {
 		int c = cache_commit(cache_dir, &key, tmp, "{}", x->e->cfg.eval_cache_max,
 				     x->lower, sizeof(x->lower), &x->pin);
 		if (c < 0)
@@ -334,25 +315,77 @@ static int compile_stage(struct execution *x, struct json_object **out, char *fa
 	return rc;
 }
 
+/* /execute's compile stage in Piston's words: 1 built (*out says how, or
+ * that the cache had it), 0 failed, -1 a fault. */
+static int compile_stage(struct execution *x, struct json_object **out, char *fault,
+			 size_t faultlen)
+{
+	struct exec_stage st;
+	int rc = exec_compile(x, &st, fault, faultlen);
+	if (rc >= 0 && x->cached) {
+		*out = compile_hit();
+	} else if (rc >= 0) {
+		*out = stage_json(&st, x->req->base64);
+		json_object_object_add(*out, "cached", json_object_new_boolean(0));
+		if (st.res.export_over) {
+			json_object_object_add(*out, "status", json_object_new_string("XX"));
+			json_object_object_add(*out, "message", json_object_new_string(
+				"the compile stage left more than RUN_EVAL_BUILD_MAX bytes or "
+				"RUN_EVAL_BUILD_FILES files"));
+		}
+	}
+	exec_stage_free(&st);
+	return rc;
+}
+
+int exec_run(struct execution *x, const struct exec_limits *lim, unsigned long long mem,
+	     struct exec_stage *st, char *fault, size_t faultlen)
+{
+	const char *cmd = x->execute_cmd ? x->execute_cmd : x->lang.execute_cmd;
+	char **argv = sh_argv(cmd, x->files[0].name, x->req->args, x->req->n_args);
+	memset(st, 0, sizeof(*st));
+	if (!argv)
+		return snprintf(fault, faultlen, "out of memory"), -1;
+	int rc = stage_run(x, cmd, argv, lim, mem, NULL, true, st);
+	free(argv);
+	if (rc < 0)
+		snprintf(fault, faultlen, "%s", st->res.fault);
+	return rc;
+}
+
 static int run_stage(struct execution *x, struct json_object **out, char *fault,
 		     size_t faultlen)
 {
-	char **argv = sh_argv(x->lang.execute_cmd, x->files[0].name, x->req->args,
-			      x->req->n_args);
-	struct interleave il = { 0 };
-	struct sandbox_result res;
-	if (!argv)
-		return snprintf(fault, faultlen, "out of memory"), -1;
-	int rc = stage_run(x, x->lang.execute_cmd, argv, &x->req->run, x->run_mem, NULL,
-			   true, &il, &res);
-	free(argv);
-	if (rc < 0)
-		snprintf(fault, faultlen, "%s", res.fault);
-	else
-		*out = stage_json(&res, &il, x->req->base64);
-	sandbox_result_free(&res);
-	free(il.buf);
+	struct exec_stage st;
+	int rc = exec_run(x, &x->req->run, x->run_mem, &st, fault, faultlen);
+	if (rc == 0)
+		*out = stage_json(&st, x->req->base64);
+	exec_stage_free(&st);
 	return rc;
+}
+
+int exec_prepare(struct execution *x)
+{
+	const struct exec_request *r = x->req;
+	x->pin = -1;
+	x->end_ms = now_ms() + x->e->cfg.request_budget_ms;
+	x->files = calloc(r->files.n, sizeof(*x->files));
+	if (!x->files)
+		return -1;
+	for (size_t i = 0; i < r->files.n; i++)
+		x->files[i] = (struct sandbox_file){ r->files.v[i].name, r->files.v[i].data,
+						    r->files.v[i].len };
+	return 0;
+}
+
+void exec_end(struct execution *x)
+{
+	cache_unpin(&x->pin);
+	if (x->uncached[0])
+		cache_remove_tree(x->uncached);
+	x->uncached[0] = 0;
+	free(x->files);
+	x->files = NULL;
 }
 
 /* ---- the request, end to end ---- */
@@ -375,8 +408,8 @@ static const struct lang *find_language(const struct engine *e, const char *name
 
 /* The entry point's name when the request gave none: a Java file's public
  * class, else the language's execute_file. */
-static void entry_name(const struct lang *lang, const struct req_file *f, char *out,
-		       size_t len)
+void exec_entry_name(const struct lang *lang, const struct req_file *f, char *out,
+		     size_t len)
 {
 	snprintf(out, len, "%s", lang->execute_file ? lang->execute_file : "main");
 	if (!lang->entry_public_class)
@@ -516,29 +549,21 @@ static void execute_request(struct engine *e, struct exec_request *r,
 	const struct lang *lang = choose(e, r, a);
 	if (!lang)
 		return;
-	struct execution x = { .e = e, .client = client, .lang = *lang, .req = r, .pin = -1,
-			       .end_ms = now_ms() + e->cfg.request_budget_ms };
+	struct execution x = { .e = e, .client = client, .lang = *lang, .req = r };
 	x.lang.workdir = "src";
-	entry_name(lang, &r->files.v[0], entry, sizeof(entry));
+	exec_entry_name(lang, &r->files.v[0], entry, sizeof(entry));
 	if (files_name(&r->files, entry, err, sizeof(err)) < 0) {
 		answer_message(a, OUTCOME_BAD_REQUEST, "%s", err);
 		return;
 	}
 	if (admit(&x, r, a) < 0)
 		return;
-	x.files = calloc(r->files.n, sizeof(*x.files));
-	if (!x.files) {
+	if (exec_prepare(&x) < 0) {
 		answer_message(a, OUTCOME_FAULT, "out of memory");
 		return;
 	}
-	for (size_t i = 0; i < r->files.n; i++)
-		x.files[i] = (struct sandbox_file){ r->files.v[i].name, r->files.v[i].data,
-						    r->files.v[i].len };
 	execute_stages(&x, a);
-	cache_unpin(&x.pin);
-	if (x.uncached[0])
-		cache_remove_tree(x.uncached);
-	free(x.files);
+	exec_end(&x);
 }
 
 void engine_execute(struct engine *e, const char *body, size_t len,

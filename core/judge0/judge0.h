@@ -32,7 +32,8 @@
  *     "max_processes_and_or_threads" (int), and the booleans
  *     "enable_per_process_and_thread_time_limit",
  *     "enable_per_process_and_thread_memory_limit",
- *     "redirect_stderr_to_stdout", "enable_network" (always false).
+ *     "redirect_stderr_to_stdout", "enable_network" (always false), and
+ *     "language" ({"id", "name"}: Judge0's name with the real version).
  *   The asynchronous side may add "token" (string) and "created_at"
  *   (Judge0's time format, "2026-12-04T18:41:00.123Z") before running it;
  *   any other key it adds is kept too and copied into the result.
@@ -43,7 +44,7 @@
  *   "exit_signal" (int or null), "status" ({"id", "description"}),
  *   "time", "wall_time" (strings of seconds, "0.002", as Judge0's
  *   decimals serialise; null when nothing ran), "memory" (int KB or
- *   null), "finished_at", "language" ({"id", "name"}) and gaol's own
+ *   null), "finished_at" and gaol's own
  *   "gaol_verdict" ("OK", "WA", "TLE", "MLE", "RE", "CE", "OLE", "IE":
  *   what gaol's /execute or /evaluate would have said; a memory-limit kill
  *   is Judge0's "Runtime Error (Other)" / SIGKILL, and "MLE" here).

@@ -503,6 +503,10 @@ void lang_free(struct lang *lang)
 	free(lang->semver);
 	free(lang->piston_language);
 	free(lang->piston_runtime);
+	for (size_t i = 0; i < lang->n_judge0; i++)
+		free(lang->judge0[i].name);
+	free(lang->judge0);
+	free(lang->judge0_options);
 	strv_free(lang->subdirs);
 	memset(lang, 0, sizeof(*lang));
 }

@@ -13,6 +13,12 @@
 
 struct gaol_config;
 
+/* One Judge0 language id and Judge0 CE's name for it ("Python (3.8.1)"). */
+struct lang_judge0 {
+	int id;
+	char *name;
+};
+
 struct lang {
 	char *slug;
 	char **aliases;          /* NULL-terminated */
@@ -50,6 +56,12 @@ struct lang {
 	double time_factor;
 	long time_extra_ms;
 	bool stack_is_memory;
+	/* Judge0's API (core/judge0/): the Judge0 CE language ids this
+	 * language answers, and the compiler options it takes. */
+	struct lang_judge0 *judge0;
+	size_t n_judge0;
+	char *judge0_options;    /* POSIX ERE every option word must match;
+				  * NULL: the language takes none */
 };
 
 /*
@@ -76,8 +88,10 @@ struct lang {
  * time_extra_ms an integer in [0, 10000] (default 0), stack_is_memory a
  * bool (default false); execute_file a relative path of plain parts,
  * entry_rule "public_class", version_regex a valid POSIX ERE with a group,
- * piston_language and piston_runtime names without spaces (all
- * optional); any other key is an error (it is most likely a typo).
+ * piston_language and piston_runtime names without spaces, judge0 an
+ * array of {"id": 1..9999, "name": "..."} (Judge0 CE's), judge0_options a
+ * valid POSIX ERE (all optional); any other key is an error (it is most
+ * likely a typo).
  */
 
 struct lang_set {

@@ -34,7 +34,7 @@ static const char *const manifest_keys[] = {
 	"checker_required", "tmp_size", "mem_max", "overlay_paths", "probe",
 	"time_factor", "time_extra_ms", "stack_is_memory",
 	"execute_file", "entry_rule", "version_regex", "piston_language",
-	"piston_runtime",
+	"piston_runtime", "judge0", "judge0_options",
 };
 
 
@@ -347,6 +347,53 @@ static int manifest_execute(struct json_object *obj, struct lang *lang, char *er
 	return 0;
 }
 
+static int judge0_entry(struct json_object *e, struct lang_judge0 *out, char *err,
+			size_t errlen)
+{
+	struct json_object *id, *name;
+	if (!json_object_is_type(e, json_type_object) ||
+	    !json_object_object_get_ex(e, "id", &id) || !json_object_is_type(id, json_type_int) ||
+	    !json_object_object_get_ex(e, "name", &name) ||
+	    !json_object_is_type(name, json_type_string) || json_object_object_length(e) != 2)
+		return fail(err, errlen, "judge0 entries must be {\"id\": int, \"name\": string}");
+	int64_t n = json_object_get_int64(id);
+	if (n < 1 || n > 9999)
+		return fail(err, errlen, "judge0 id %lld is not in 1..9999", (long long)n);
+	out->id = (int)n;
+	return set_string(&out->name, json_object_get_string(name), err, errlen);
+}
+
+/* Judge0's keys (lang.h): the ids, and the compiler options' rule. */
+static int manifest_judge0(struct json_object *obj, struct lang *lang, char *err,
+			   size_t errlen)
+{
+	struct json_object *v;
+	const char *re;
+	if (manifest_string(obj, "judge0_options", false, &re, err, errlen) == -1)
+		return -1;
+	if (re) {
+		regex_t r;
+		if (regcomp(&r, re, REG_EXTENDED | REG_NOSUB))
+			return fail(err, errlen, "judge0_options \"%s\" is not a POSIX "
+				    "extended regex", re);
+		regfree(&r);
+		if (set_string(&lang->judge0_options, re, err, errlen) == -1)
+			return -1;
+	}
+	if (!json_object_object_get_ex(obj, "judge0", &v) || !v)
+		return 0;
+	if (!json_object_is_type(v, json_type_array))
+		return fail(err, errlen, "judge0 must be an array, not %s", type_name(v));
+	size_t n = json_object_array_length(v);
+	if (n && !(lang->judge0 = calloc(n, sizeof(*lang->judge0))))
+		return fail(err, errlen, "out of memory");
+	for (size_t i = 0; i < n; i++, lang->n_judge0++)
+		if (judge0_entry(json_object_array_get_idx(v, i), &lang->judge0[i], err,
+				 errlen) < 0)
+			return -1;
+	return 0;
+}
+
 int lang_parse_manifest(const char *json, size_t len, struct lang *lang,
 			char *err, size_t errlen)
 {
@@ -377,6 +424,8 @@ int lang_parse_manifest(const char *json, size_t len, struct lang *lang,
 		rc = manifest_judging(obj, lang, err, errlen);
 	if (rc == 0)
 		rc = manifest_execute(obj, lang, err, errlen);
+	if (rc == 0)
+		rc = manifest_judge0(obj, lang, err, errlen);
 	json_object_put(obj);
 	if (rc == -1)
 		lang_free(lang);
