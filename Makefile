@@ -293,6 +293,10 @@ soak: deps-test
 	BUILD=$(BUILD) SOAK_SECONDS=$(SOAK_SECONDS) /usr/bin/python3 tests/soak/soak.py
 	BUILD=$(BUILD) VERDICT_SECONDS=$(VERDICT_SECONDS) VERDICT_MIN_TESTS=$(VERDICT_MIN_TESTS) \
 	  /usr/bin/python3 tests/soak/verdicts.py
+	# Judge0's queue, the long form of what `make test` runs with 100 and 40:
+	# 1,000 submissions from 4 clients, and 1,000 with the master killed halfway.
+	GAOL_JUDGE0_LOAD=1000 GAOL_JUDGE0_KILL_LOAD=1000 BUILD=$(BUILD) $(PYTEST) \
+	  tests/integration/test_judge0_async.py -k "many_asynchronous or master_killed"
 mini-soak:
 	BUILD=$(BUILD) /usr/bin/python3 tests/soak/soak.py --seconds 20 --no-rss \
 		$(if $(filter 1,$(SANITIZE)),--sanitized)

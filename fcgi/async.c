@@ -156,8 +156,8 @@ static bool refuse_without_queue(const struct engine *e, struct answer *a)
 	return true;
 }
 
-void async_submit(struct engine *e, const char *body, size_t len,
-		  const struct request_io *io, struct answer *a)
+enum http_after async_submit(struct engine *e, const char *body, size_t len,
+			     const struct request_io *io, struct answer *a)
 {
 	struct judge0_query q;
 	struct json_object *job = NULL, *errors, *reply;
@@ -165,14 +165,14 @@ void async_submit(struct engine *e, const char *body, size_t len,
 	size_t tlen = 0;
 
 	if (judge0_query_parse(io->query, &q, a) < 0)
-		return;
+		return HTTP_AFTER_NOTHING;
 	if (q.wait) {
 		judge0_submit_wait(e, body, len, io, a);
-		return;
+		return HTTP_AFTER_NOTHING;
 	}
 	if (refuse_without_queue(e, a) ||
 	    judge0_job_parse(e, body, len, q.base64_encoded, &job, a) < 0)
-		return;
+		return HTTP_AFTER_NOTHING;
 	if ((errors = callback_refused(e, job))) {
 		answer_json(a, OUTCOME_INVALID, errors);
 	} else if (stamp(e, job, token, &text, &tlen) < 0) {
@@ -184,6 +184,7 @@ void async_submit(struct engine *e, const char *body, size_t len,
 	}
 	free(text);
 	json_object_put(job);
+	return HTTP_AFTER_NOTHING;
 }
 
 /* A batch's size, as Judge0 checks it (400 answered in a): 0 when fine. */
@@ -273,8 +274,8 @@ static struct json_object *batch_parse(const char *body, size_t len,
 	return subs;
 }
 
-void async_batch_create(struct engine *e, const char *body, size_t len,
-			const struct request_io *io, struct answer *a)
+enum http_after async_batch_create(struct engine *e, const char *body, size_t len,
+				   const struct request_io *io, struct answer *a)
 {
 	struct judge0_query q;
 	struct json_object *root, *subs;
@@ -282,18 +283,18 @@ void async_batch_create(struct engine *e, const char *body, size_t len,
 	size_t n;
 
 	if (judge0_query_parse(io->query, &q, a) < 0 || refuse_without_queue(e, a))
-		return;
+		return HTTP_AFTER_NOTHING;
 	if (len > (size_t)INT32_MAX) {
 		answer_error(a, OUTCOME_TOO_LARGE, "body too large");
-		return;
+		return HTTP_AFTER_NOTHING;
 	}
 	subs = batch_parse(body, len, &root, a);
 	if (!root)
-		return;
+		return HTTP_AFTER_NOTHING;
 	n = subs ? json_object_array_length(subs) : 0;
 	if (batch_size_ok(e, n, a) < 0) {
 		json_object_put(root);
-		return;
+		return HTTP_AFTER_NOTHING;
 	}
 	b.n = n;
 	b.reply = json_object_new_array();
@@ -311,6 +312,7 @@ void async_batch_create(struct engine *e, const char *body, size_t len,
 		answer_json(a, OUTCOME_CREATED, json_object_get(b.reply));
 	batch_free(&b);
 	json_object_put(root);
+	return HTTP_AFTER_NOTHING;
 }
 
 static long ttl_s(const struct engine *e)
@@ -382,60 +384,70 @@ static void answer_view(struct json_object *result, const char *fields, bool bas
 	json_object_put(result);
 }
 
-void async_show(struct engine *e, const struct request_io *io, struct answer *a)
+enum http_after async_show(struct engine *e, const char *body, size_t len,
+			   const struct request_io *io, struct answer *a)
 {
 	const char *token = io->path_arg ? io->path_arg : "";
 	struct judge0_query q;
 	struct json_object *result;
 	enum queue_state st;
 
+	(void)body;
+	(void)len;
 	if (judge0_query_parse(io->query, &q, a) < 0)
-		return;
+		return HTTP_AFTER_NOTHING;
 	if (!(result = lookup(e, token, &st)))
 		not_found(e, token, a);
 	else
 		answer_view(result, q.fields, q.base64_encoded, OUTCOME_OK, a);
+	return HTTP_AFTER_NOTHING;
 }
 
-void async_delete(struct engine *e, const struct request_io *io, struct answer *a)
+enum http_after async_delete(struct engine *e, const char *body, size_t len,
+			     const struct request_io *io, struct answer *a)
 {
 	const char *token = io->path_arg ? io->path_arg : "";
 	struct judge0_query q;
 	struct json_object *result;
 	enum queue_state st;
 
+	(void)body;
+	(void)len;
 	if (judge0_query_parse(io->query, &q, a) < 0)
-		return;
+		return HTTP_AFTER_NOTHING;
 	if (!(result = lookup(e, token, &st))) {
 		not_found(e, token, a);
-		return;
+		return HTTP_AFTER_NOTHING;
 	}
 	if (st != Q_DONE) {
 		int id = st == Q_QUEUED ? JUDGE0_IN_QUEUE : JUDGE0_PROCESSING;
 		answer_error(a, OUTCOME_BAD_REQUEST, "submission cannot be deleted "
 			     "because its status is %d (%s)", id, judge0_status_name(id));
 		json_object_put(result);
-		return;
+		return HTTP_AFTER_NOTHING;
 	}
 	queue_forget(&queue, token);
 	/* Judge0 forces base64 here: whatever the bytes, the client gets them. */
 	answer_view(result, q.fields, true, OUTCOME_OK, a);
+	return HTTP_AFTER_NOTHING;
 }
 
-void async_batch_show(struct engine *e, const struct request_io *io,
-		      struct answer *a)
+enum http_after async_batch_show(struct engine *e, const char *body, size_t len,
+				 const struct request_io *io, struct answer *a)
 {
 	struct judge0_query q;
 	struct json_object *list, *reply;
 	size_t n = 0;
 
+	(void)body;
+	(void)len;
 	if (judge0_query_parse(io->query, &q, a) < 0)
-		return;
+		return HTTP_AFTER_NOTHING;
 	for (const char *p = q.tokens; *p; p++)
 		n += *p == ',';
 	n += q.tokens[0] != '\0';
 	if (batch_size_ok(e, n, a) < 0)
-		return;
+		return HTTP_AFTER_NOTHING;
 	list = json_object_new_array();
 	for (char *save = NULL, *t = strtok_r(q.tokens, ",", &save); t;
 	     t = strtok_r(NULL, ",", &save)) {
@@ -450,13 +462,14 @@ void async_batch_show(struct engine *e, const struct request_io *io,
 			answer_error(a, OUTCOME_BAD_REQUEST, "some attributes for one or "
 				     "more submissions cannot be converted to UTF-8, use "
 				     "base64_encoded=true query parameter");
-			return;
+			return HTTP_AFTER_NOTHING;
 		}
 		json_object_array_add(list, out);
 	}
 	reply = json_object_new_object();
 	json_object_object_add(reply, "submissions", list);
 	answer_json(a, OUTCOME_OK, reply);
+	return HTTP_AFTER_NOTHING;
 }
 
 /* ---- the queue workers ---- */

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "api/engine.h"
+#include "http.h"
 
 struct queue;
 
@@ -37,14 +38,9 @@ bool async_serves_queue(const struct gaol_config *cfg, unsigned slot);
 int async_worker_loop(struct engine *e, int stop_fd,
 		      volatile sig_atomic_t *signalled);
 
-/* The routes' handlers (fcgi/http.c's table). */
-void async_submit(struct engine *e, const char *body, size_t len,
-		  const struct request_io *io, struct answer *a);
-void async_batch_create(struct engine *e, const char *body, size_t len,
-			const struct request_io *io, struct answer *a);
-void async_batch_show(struct engine *e, const struct request_io *io,
-		      struct answer *a);
-void async_show(struct engine *e, const struct request_io *io, struct answer *a);
-void async_delete(struct engine *e, const struct request_io *io, struct answer *a);
+/* The routes' handlers (fcgi/http.c's table: POST /submissions, POST and
+ * GET /submissions/batch, GET and DELETE /submissions/{token}). */
+handler_fn async_submit, async_batch_create, async_batch_show, async_show,
+	async_delete;
 
 #endif

@@ -44,9 +44,6 @@
 #include "async.h"
 #include <json-c/json.h>
 
-typedef enum http_after handler_fn(struct engine *e, const char *body, size_t len,
-				   const struct request_io *io, struct answer *a);
-
 /* A route's columns say what http_serve does around its handler: read a
  * body (and then watch the client, who may leave while it is served),
  * stream the answer as it is made, send it with a type other than JSON. */
@@ -62,8 +59,7 @@ struct route {
 
 static handler_fn handle_health, handle_run, handle_evaluate, handle_shutdown,
 	handle_metrics, handle_execute, handle_runtimes, handle_packages,
-	handle_install, handle_judge0_get, handle_submit, handle_batch_create,
-	handle_batch_show, handle_show, handle_delete;
+	handle_install, handle_judge0_get;
 
 static bool shutdown_allowed(const struct gaol_config *cfg)
 {
@@ -94,11 +90,11 @@ static const struct route routes[] = {
 	 * over it. */
 	/* POST /submissions and the token's routes are the asynchronous
 	 * side's (fcgi/async.c), which hands wait=true to judge0/. */
-	{ "/submissions",     "POST",   true,  false, NULL, handle_submit, NULL },
-	{ "/submissions/batch", "POST", true,  false, NULL, handle_batch_create, NULL },
-	{ "/submissions/batch", "GET",  false, false, NULL, handle_batch_show, NULL },
-	{ "/submissions/*",   "GET",    false, false, NULL, handle_show, NULL },
-	{ "/submissions/*",   "DELETE", false, false, NULL, handle_delete, NULL },
+	{ "/submissions",     "POST",   true,  false, NULL, async_submit, NULL },
+	{ "/submissions/batch", "POST", true,  false, NULL, async_batch_create, NULL },
+	{ "/submissions/batch", "GET",  false, false, NULL, async_batch_show, NULL },
+	{ "/submissions/*",   "GET",    false, false, NULL, async_show, NULL },
+	{ "/submissions/*",   "DELETE", false, false, NULL, async_delete, NULL },
 	{ "/languages",       "GET",    false, false, NULL, handle_judge0_get, NULL },
 	{ "/languages/all",   "GET",    false, false, NULL, handle_judge0_get, NULL },
 	{ "/languages/*",     "GET",    false, false, NULL, handle_judge0_get, NULL },
@@ -408,52 +404,6 @@ static enum http_after handle_install(struct engine *e, const char *body,
 	answer_message(a, OUTCOME_WRONG_METHOD, "gaol installs no package through its API: "
 		       "toolchains are Debian packages, installed by the operator with "
 		       "`make deps LANGS=...`");
-	return HTTP_AFTER_NOTHING;
-}
-
-static enum http_after handle_submit(struct engine *e, const char *body,
-				     size_t len, const struct request_io *io,
-				     struct answer *a)
-{
-	async_submit(e, body, len, io, a);
-	return HTTP_AFTER_NOTHING;
-}
-
-static enum http_after handle_batch_create(struct engine *e, const char *body,
-					   size_t len, const struct request_io *io,
-					   struct answer *a)
-{
-	async_batch_create(e, body, len, io, a);
-	return HTTP_AFTER_NOTHING;
-}
-
-static enum http_after handle_batch_show(struct engine *e, const char *body,
-					 size_t len, const struct request_io *io,
-					 struct answer *a)
-{
-	(void)body;
-	(void)len;
-	async_batch_show(e, io, a);
-	return HTTP_AFTER_NOTHING;
-}
-
-static enum http_after handle_show(struct engine *e, const char *body,
-				   size_t len, const struct request_io *io,
-				   struct answer *a)
-{
-	(void)body;
-	(void)len;
-	async_show(e, io, a);
-	return HTTP_AFTER_NOTHING;
-}
-
-static enum http_after handle_delete(struct engine *e, const char *body,
-				     size_t len, const struct request_io *io,
-				     struct answer *a)
-{
-	(void)body;
-	(void)len;
-	async_delete(e, io, a);
 	return HTTP_AFTER_NOTHING;
 }
 

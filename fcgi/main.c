@@ -35,7 +35,6 @@
 #include "api/engine.h"
 #include "judge/judge.h"
 #include "master.h"
-#include "async.h"
 #include "metrics.h"
 #include "conf/version.h"
 #include "slot/pool.h"
@@ -367,21 +366,8 @@ int main(int argc, char **argv)
 	if (metrics_init(&e) < 0)
 		fprintf(stderr, "gaol-fcgi: metrics: mmap errno=%d (GET /metrics "
 			"will answer 500)\n", errno);
-	/* Before the fork too: what was running when the service last
-	 * stopped is queued again before any worker can claim it. */
-	if (async_start(&e, err, sizeof err) < 0) {
-		fprintf(stderr, "gaol-fcgi: %s\n", err);
-		close(fd);
-		if (socket_path)
-			unlink(socket_path);
-		pool_leave(&pool);
-		engine_free(&e);
-		uidlock_release(&uids);
-		return 1;
-	}
-	fprintf(stderr, "gaol-fcgi: starting %u workers (cgroup v%d), %u of them "
-		"serving the queue (%s)\n", e.cfg.concurrency, e.cgroup_version,
-		e.cfg.queue_slots, e.cfg.queue_dir);
+	fprintf(stderr, "gaol-fcgi: starting %u workers (cgroup v%d), %u on the queue\n",
+		e.cfg.concurrency, e.cgroup_version, e.cfg.queue_slots);
 	status = master_run(&e, fd);   /* closes fd */
 	pool_leave(&pool);
 

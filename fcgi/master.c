@@ -446,6 +446,14 @@ int master_run(struct engine *e, int listen_fd)
 	sigset_t ours;
 	int pipefd[2];
 
+	/* Before the fork: what was running when the service last stopped is
+	 * queued again before any worker can claim it. */
+	char err[256];
+	if (async_start(e, err, sizeof err) < 0) {
+		fprintf(stderr, "gaol-fcgi: %s\n", err);
+		close(listen_fd);
+		return 1;
+	}
 	p.slots = calloc(n_slots, sizeof *p.slots);
 	if (!p.slots || pipe2(pipefd, O_CLOEXEC) < 0) {
 		fprintf(stderr, "gaol-fcgi: master: slots, stop pipe errno=%d\n", errno);

@@ -421,30 +421,22 @@ static int read_pool_memory(const struct config_var *var, const char *v,
 	return read_size_or_off(&row, v, cfg, err, errlen);
 }
 
-/* RUN_QUEUE_DIR: <GAOL_STATE_DIR>/queue unless set.  The package sets it to
- * its StateDirectory= (under /var/lib), which outlives a reboot; /run does
- * not. */
+/* RUN_QUEUE_DIR: <GAOL_STATE_DIR>/queue unless set (the package sets its
+ * StateDirectory=, which outlives a reboot; /run does not). */
 static int read_queue_dir(const struct config_var *var, const char *v,
 			  struct gaol_config *cfg, char *err, size_t errlen)
 {
-	if (!v) {
-		snprintf(cfg->queue_dir, sizeof cfg->queue_dir, "%s/queue",
-			 cfg->state_dir);
-		return 0;
-	}
-	if (v[0] != '/' || !plain_absolute(v, strlen(v)))
-		return fail(err, errlen, "%s=\"%s\": not a plain absolute path",
-			    var->name, v);
-	if (strlen(v) >= sizeof(cfg->queue_dir) - 64)
-		return fail(err, errlen, "%s: path too long", var->name);
-	strcpy(cfg->queue_dir, v);
+	if (v && (v[0] != '/' || !plain_absolute(v, strlen(v)) ||
+		  strlen(v) >= sizeof(cfg->queue_dir) - 64))
+		return fail(err, errlen, "%s=\"%s\": not a plain absolute path "
+			    "(of at most 4031 bytes)", var->name, v);
+	snprintf(cfg->queue_dir, sizeof cfg->queue_dir, v ? "%s" : "%s/queue",
+		 v ? v : cfg->state_dir);
 	return 0;
 }
 
-/* The workers that serve the queue are taken from the pool, and at least
- * one worker must be left for HTTP.  Off by default: a slot taken from
- * HTTP changes what nginx's limit_conn must be (nginx/stack.sh renders
- * RUN_CONCURRENCY - RUN_QUEUE_SLOTS), which an operator should choose. */
+/* Queue workers are taken from the pool (one is left for HTTP); off by
+ * default, as nginx's limit_conn becomes RUN_CONCURRENCY - RUN_QUEUE_SLOTS. */
 static int read_queue_slots(const struct config_var *var, const char *v,
 			    struct gaol_config *cfg, char *err, size_t errlen)
 {
@@ -454,21 +446,17 @@ static int read_queue_slots(const struct config_var *var, const char *v,
 	return read_count(&row, v, cfg, err, errlen);
 }
 
-/* host or host:port, comma separated: names or IPv4 addresses; checked
- * here, matched against each callback_url (queue/callback.c). */
+/* host or host:port, comma separated, checked for its characters here and
+ * matched against each callback_url by queue/callback.c. */
 static int read_callback_allow(const struct config_var *var, const char *v,
 			       struct gaol_config *cfg, char *err, size_t errlen)
 {
-	if (!v)
-		return 0;
-	if (strlen(v) >= sizeof cfg->callback_allow)
-		return fail(err, errlen, "%s: longer than %zu bytes", var->name,
-			    sizeof cfg->callback_allow - 1);
-	for (const char *p = v; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr(".-:,_ ", *p))
-			return fail(err, errlen, "%s=\"%s\": not a list of host or "
-				    "host:port", var->name, v);
-	strcpy(cfg->callback_allow, v);
+	if (v && (strlen(v) >= sizeof cfg->callback_allow ||
+		  strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789.-:,_ ") != strlen(v)))
+		return fail(err, errlen, "%s=\"%s\": not a list of host or host:port "
+			    "(of at most 1023 bytes)", var->name, v);
+	snprintf(cfg->callback_allow, sizeof cfg->callback_allow, "%s", v ? v : "");
 	return 0;
 }
 
