@@ -81,7 +81,7 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 # Debian packages, by purpose.  Languages list their own in langs/<slug>/packages.
 DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcgroup-dev \
               libcurl4-openssl-dev
-DEPS_RUN   := nginx spawn-fcgi util-linux
+DEPS_RUN   := nginx spawn-fcgi util-linux unzip
 DEPS_TEST  := check python3 python3-pytest python3-prometheus-client curl iproute2 systemd mandoc man-db nodejs
 DEPS_BENCH := wrk hyperfine bubblewrap fcgiwrap
 DEPS_FUZZ  := clang-14 libclang-rt-14-dev
@@ -270,9 +270,12 @@ test-langs: deps-test
 	BUILD=$(BUILD) $(PYTEST) tests/integration/test_more_langs.py tests/integration/matrix_more_langs.py
 
 # Every hostile program through POST /run, then through POST /execute.
+# SANITIZE=1 runs the /run pass only: what contains a program is the same
+# sandbox whichever front built it, and the plain pass has run both; the
+# sanitizers watch /execute's own C in tests/integration/test_execute.py.
 isolation:
-	@if ls tests/isolation/test_*.py >/dev/null 2>&1; then BUILD=$(BUILD) $(PYTEST) tests/isolation && \
-	   GAOL_ISOLATION_API=execute BUILD=$(BUILD) $(PYTEST) tests/isolation; \
+	@if ls tests/isolation/test_*.py >/dev/null 2>&1; then BUILD=$(BUILD) $(PYTEST) tests/isolation \
+	   $(if $(filter 1,$(SANITIZE)),,&& GAOL_ISOLATION_API=execute BUILD=$(BUILD) $(PYTEST) tests/isolation); \
 	 else echo "isolation: no tests yet"; fi
 
 # Soak (tests/soak/soak.py): the real stack under a mixed load at twice
@@ -439,6 +442,7 @@ install-files: $(BUILD)/gaol-fcgi $(BUILD)/gaol-run
 	find $(DESTDIR)$(PREFIX)/share/gaol/langs -name .gitignore -delete
 	install -m 0644 nginx/gaol-http.conf nginx/gaol-locations.conf $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/
 	install -m 0755 nginx/prefix.sh $(DESTDIR)$(PREFIX)/share/gaol/nginx-prefix.sh
+	install -m 0644 nginx/judge0-auth.conf $(DESTDIR)$(PREFIX)/share/gaol/judge0-auth.conf
 	[ -e $(DESTDIR)$(SYSCONFDIR)/default/gaol ] || \
 	  install -m 0644 systemd/gaol.default $(DESTDIR)$(SYSCONFDIR)/default/gaol
 	for u in systemd/*.service systemd/*.socket; do \

@@ -107,18 +107,6 @@ static const struct route routes[] = {
 	{ "/workers",         "GET",    false, false, NULL, handle_judge0_get, NULL },
 };
 
-/* Judge0's GET routes by the route's path (a "*" segment included). */
-static const struct {
-	const char *path;
-	void (*get)(struct engine *e, const struct request_io *io, struct answer *a);
-} judge0_gets[] = {
-	{ "/languages", judge0_languages }, { "/languages/all", judge0_languages_all },
-	{ "/languages/*", judge0_language }, { "/statuses", judge0_statuses },
-	{ "/about", judge0_about }, { "/version", judge0_version },
-	{ "/config_info", judge0_config_info }, { "/system_info", judge0_system_info },
-	{ "/workers", judge0_workers },
-};
-
 /* The body of a reply when even building an error answer failed. */
 static const char last_resort[] = "{\"error\": \"out of memory\"}";
 
@@ -413,12 +401,7 @@ static enum http_after handle_judge0_get(struct engine *e, const char *body,
 {
 	(void)body;
 	(void)len;
-	for (size_t i = 0; i < sizeof judge0_gets / sizeof judge0_gets[0]; i++)
-		if (strcmp(judge0_gets[i].path, io->route) == 0) {
-			judge0_gets[i].get(e, io, a);
-			return HTTP_AFTER_NOTHING;
-		}
-	answer_error(a, OUTCOME_FAULT, "no handler for %s", io->route);
+	judge0_get(e, io, a);
 	return HTTP_AFTER_NOTHING;
 }
 

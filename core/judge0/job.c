@@ -90,7 +90,8 @@ static void limit(struct make *m, const char *key, double def, double lo, bool l
 	else if (v && !lo_open && !(d >= lo))
 		refuse(m, key, "must be greater than or equal to %g", lo);
 	else if (v && d > hi)
-		refuse(m, key, "must be less than or equal to %g", hi);
+		refuse(m, key, integer ? "must be less than or equal to %.0f" :
+		       "must be less than or equal to %.1f", hi);  /* Rails: 15.0 */
 	json_object_object_add(m->job, key, integer ? json_object_new_int64((long long)d)
 			       : json_object_new_double(d));
 }

@@ -171,6 +171,13 @@ struct json_object *judge0_conversion_error(const char *token);
  * and calls this one only for wait=true. */
 void judge0_submit_wait(struct engine *e, const char *body, size_t len,
 			const struct request_io *io, struct answer *a);
+/* POST /submissions: its query read, then wait=true is judge0_submit_wait;
+ * wait=false (Judge0's default) needs the queue (the asynchronous side's,
+ * which replaces this branch). */
+void judge0_submit(struct engine *e, const char *body, size_t len,
+		   const struct request_io *io, struct answer *a);
+/* Any GET route below, by io->route (the route table's path). */
+void judge0_get(struct engine *e, const struct request_io *io, struct answer *a);
 /* GET /languages: one id per installed language, the newest Judge0 id
  * mapped to it, named with the toolchain's real version. */
 void judge0_languages(struct engine *e, const struct request_io *io, struct answer *a);

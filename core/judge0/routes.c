@@ -307,3 +307,40 @@ void judge0_workers(struct engine *e, const struct request_io *io, struct answer
 	json_object_array_add(arr, o);
 	answer_json(a, OUTCOME_OK, arr);
 }
+
+/* ---- the routes by path ---- */
+
+static const struct {
+	const char *route;
+	void (*get)(struct engine *e, const struct request_io *io, struct answer *a);
+} gets[] = {
+	{ "/languages", judge0_languages }, { "/languages/all", judge0_languages_all },
+	{ "/languages/*", judge0_language }, { "/statuses", judge0_statuses },
+	{ "/about", judge0_about }, { "/version", judge0_version },
+	{ "/config_info", judge0_config_info }, { "/system_info", judge0_system_info },
+	{ "/workers", judge0_workers },
+};
+
+void judge0_get(struct engine *e, const struct request_io *io, struct answer *a)
+{
+	for (size_t i = 0; i < sizeof(gets) / sizeof(gets[0]); i++)
+		if (io && io->route && !strcmp(gets[i].route, io->route)) {
+			gets[i].get(e, io, a);
+			return;
+		}
+	answer_error(a, OUTCOME_NOT_FOUND, "no Judge0 route %s", io && io->route ? io->route : "");
+}
+
+void judge0_submit(struct engine *e, const char *body, size_t len,
+		   const struct request_io *io, struct answer *a)
+{
+	struct judge0_query q;
+	memset(a, 0, sizeof(*a));
+	if (judge0_query_parse(io ? io->query : NULL, &q, a) < 0)
+		return;
+	if (q.wait)
+		judge0_submit_wait(e, body, len, io, a);
+	else
+		answer_error(a, OUTCOME_BAD_REQUEST, "wait=false needs the submission queue, "
+			     "which this build has not: send wait=true");
+}

@@ -322,6 +322,9 @@ static bool decide(struct j0run *r, const struct sandbox_result *res, const char
 		internal_error(r, "the client went away");
 	else if (res->output_exceeded)
 		killed_by(r, SIGXFSZ, JUDGE0_SIGXFSZ, "OLE", "File size limit exceeded");
+	else if (res->timed_out && res->deadline == DEADLINE_BUDGET)
+		internal_error(r, "the request's budget (RUN_REQUEST_BUDGET) was spent: "
+			       "gaol's limit, not the submission's");
 	else if (res->oom_killed)
 		killed_by(r, SIGKILL, JUDGE0_OTHER, "MLE", NULL);
 	else if (res->timed_out || (cpu_limit > 0 && res->cpu_ms > cpu_limit))
@@ -329,7 +332,7 @@ static bool decide(struct j0run *r, const struct sandbox_result *res, const char
 			  res->timed_out && res->deadline != DEADLINE_CPU_CEILING ?
 			  "Time limit exceeded (wall clock)" : "Time limit exceeded");
 	else if (res->killed)
-		internal_error(r, "stopped by gaol (the request's budget, RUN_REQUEST_BUDGET)");
+		internal_error(r, "stopped by gaol");
 	else if (WIFSIGNALED(res->wait_status))
 		killed_by(r, WTERMSIG(res->wait_status), signal_status(WTERMSIG(res->wait_status)),
 			  "RE", NULL);

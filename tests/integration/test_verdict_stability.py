@@ -6,6 +6,7 @@ count from the program's start (docs/api.md, "How a request is judged").
 Through the real stack (nginx + spawn-fcgi + gaol-fcgi, real HTTP); each test
 on a stack of its own stops it and asserts the host is as it was."""
 
+import os
 import time
 import uuid
 
@@ -191,6 +192,36 @@ def _starve(version, d, on, quota_us=1000, period_us=500000):
         put("cpu.max", "%d %d" % (quota_us, period_us) if on else "max 100000")
 
 
+# The starved program sleeps first (300 ms, no CPU asked, well inside its
+# window) so that the quota goes on once it runs: on v2 the sandbox's init
+# shares the run's leaf, and a quota set before the program starts starves
+# init's own set-up too (under emulation that set-up outlasted its 10 s
+# bound: IE, deadline "setup", not a verdict on the brake).
+CPU_5MS_LATE_C = CPU_5MS_C.replace(
+    'int main(){', '#include <unistd.h>\nint main(){usleep(300000);')
+
+
+def _wait_for_program(init, timeout=10.0):
+    """The pid of the program init started: a process of init's cgroup
+    that is not init and whose command is not init's."""
+    path = None
+    for line in (gh._read("/proc/%d/cgroup" % init) or "").splitlines():
+        _, controllers, rel = line.split(":", 2)
+        for mount in ("/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"):
+            if "cpu" in controllers.split(",") and os.path.isdir(mount + rel):
+                path = mount + rel + "/tasks"
+        if line.startswith("0::") and path is None:
+            path = "/sys/fs/cgroup" + rel + "/cgroup.procs"
+    init_comm = gh._read("/proc/%d/comm" % init)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for pid in (gh._read(path) or "").split():
+            if int(pid) != init and gh._read("/proc/%s/comm" % pid) not in (None, init_comm):
+                return int(pid)
+        time.sleep(0.005)
+    raise AssertionError("init %d started no program within %.0f s" % (init, timeout))
+
+
 def test_a_program_starved_of_cpu_is_not_ended_by_the_no_progress_window(make_stack):
     # The second brake: a run held to 0.2 % of a CPU by its slot's quota
     # gains less than the 1 % the window calls progress, but it waits for a
@@ -203,18 +234,23 @@ def test_a_program_starved_of_cpu_is_not_ended_by_the_no_progress_window(make_st
     # window and is OK.  Without the brake it was TLE, deadline no_progress.
     mounts = gh.mountinfo()
     s = make_stack("starved", env={"RUN_EVAL_PARALLEL": "1"}, concurrency=1)
-    code = CPU_5MS_C + "/* %s */\n" % uuid.uuid4().hex
+    code = CPU_5MS_LATE_C + "/* %s */\n" % uuid.uuid4().hex
     first = evaluate(s, code, [("", "done")], language="c")["results"][0]
     assert first["verdict"] == "OK", first
     expect_ms = max(first["cpu_ms"], 1) * 500
     limit = min(max(int(expect_ms / 2.5) - 2000, 100), 10000)
-    version, d = _slot_cpu_dir(_ahead_init(s))
-    _starve(version, d, True)
+    init = _ahead_init(s)
+    version, d = _slot_cpu_dir(init)
+    t, out = _evaluate_in_thread(s, code, [("", "done")], language="c",
+                                 time_limit_ms=limit, timeout=600)
     try:
-        r = evaluate(s, code, [("", "done")], language="c", time_limit_ms=limit,
-                     timeout=600)["results"][0]
+        _wait_for_program(init)
+        _starve(version, d, True)
+        t.join(600)
     finally:
         _starve(version, d, False)
+        t.join(600)
+    r = out["doc"]["results"][0]
     assert r["verdict"] == "OK", (limit, r)
     assert r["wall_ms"] > limit + 2000, (limit, r)      # it did outlast the window
     assert not slot_processes(s)

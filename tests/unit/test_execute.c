@@ -11,6 +11,9 @@
 #include "execute/execute.h"
 #include "api/files.h"
 #include "conf/config.h"
+#include "judge0/internal.h"
+#include "judge0/judge0.h"
+#include "judge0/words.h"
 #include "lang/semver.h"
 #include "suites.h"
 
@@ -221,6 +224,121 @@ START_TEST(execute_request_defaults_and_refusals)
 }
 END_TEST
 
+
+/* ---- Judge0's front (core/judge0/): its pure parts ---- */
+
+static void words_are(const char *line, const char *const *want, size_t n)
+{
+	struct judge0_words w;
+	ck_assert_int_eq(judge0_words_split(line, &w), 0);
+	ck_assert_uint_eq(w.n, n);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_str_eq(w.v[i], want[i]);
+	judge0_words_free(&w);
+}
+
+START_TEST(judge0_words_split_as_a_shell_without_expansion)
+{
+	static const char *const a[] = { "a", "b c", "d $HOME", "$(id)", "*", "e\"f", "" };
+	words_are("a 'b c' \"d $HOME\" $(id) * e\\\"f ''", a, 7);
+	static const char *const b[] = { "x\\y", "q\"z" };
+	words_are("  'x\\y'\t\"q\\\"z\"  ", b, 2);
+	words_are("", NULL, 0);
+	struct judge0_words w;
+	ck_assert_int_eq(judge0_words_split("'open", &w), -2);
+	ck_assert_int_eq(judge0_words_split("\"open", &w), -2);
+}
+END_TEST
+
+/* A stored zip with one entry named name declaring usize bytes. */
+static size_t zip_one(unsigned char *z, const char *name, unsigned long csize,
+		      unsigned long usize)
+{
+	size_t n = strlen(name), off = 0;
+	memset(z, 0, 46 + n + 22);
+	unsigned char *c = z;
+	c[0] = 0x50, c[1] = 0x4b, c[2] = 1, c[3] = 2;
+	for (int i = 0; i < 4; i++) {
+		c[20 + i] = (unsigned char)(csize >> (8 * i));
+		c[24 + i] = (unsigned char)(usize >> (8 * i));
+	}
+	c[28] = (unsigned char)n;
+	memcpy(c + 46, name, n);
+	off = 46 + n;
+	unsigned char *e = z + off;
+	e[0] = 0x50, e[1] = 0x4b, e[2] = 5, e[3] = 6;
+	e[10] = 1;
+	e[12] = (unsigned char)off;
+	return off + 22;
+}
+
+START_TEST(judge0_zip_names_and_sizes_are_checked_from_the_directory)
+{
+	unsigned char z[400];
+	char err[256];
+	size_t len = zip_one(z, "pkg/mod.py", 10, 20);
+	ck_assert_int_eq(judge0_zip_check(z, len, 64, 1 << 20, err, sizeof(err)), 0);
+	len = zip_one(z, "dir/", 0, 0);
+	ck_assert_int_eq(judge0_zip_check(z, len, 64, 1 << 20, err, sizeof(err)), 0);
+	const char *bad[] = { "../x", "/etc/passwd", "a/../../b", "a//b", "." };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		len = zip_one(z, bad[i], 1, 1);
+		ck_assert_int_eq(judge0_zip_check(z, len, 64, 1 << 20, err, sizeof(err)), -1);
+	}
+	len = zip_one(z, "bomb", 100, 10000000);
+	ck_assert_int_eq(judge0_zip_check(z, len, 64, 1ULL << 30, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "zip bomb"));
+	len = zip_one(z, "big", 100000, 2000000);
+	ck_assert_int_eq(judge0_zip_check(z, len, 64, 1 << 20, err, sizeof(err)), -1);
+	ck_assert_int_eq(judge0_zip_check((const unsigned char *)"PK nothing", 10, 64, 1,
+					  err, sizeof(err)), -1);
+}
+END_TEST
+
+START_TEST(judge0_statuses_and_query)
+{
+	ck_assert_str_eq(judge0_status_name(3), "Accepted");
+	ck_assert_str_eq(judge0_status_name(14), "Exec Format Error");
+	ck_assert_ptr_null(judge0_status_name(0));
+	ck_assert_ptr_null(judge0_status_name(15));
+	struct judge0_query q;
+	struct answer a = { 0 };
+	ck_assert_int_eq(judge0_query_parse("wait=true&base64_encoded=true&fields=stdout%2Cstatus",
+					    &q, &a), 0);
+	ck_assert(q.wait && q.base64_encoded);
+	ck_assert_str_eq(q.fields, "stdout,status");
+	ck_assert_int_eq(judge0_query_parse("wait=1&fields=*", &q, &a), 0);
+	ck_assert(!q.wait && !q.base64_encoded);
+	ck_assert_int_eq(judge0_query_parse("fields=stdout,bogus", &q, &a), -1);
+	ck_assert_int_eq(a.outcome, OUTCOME_BAD_REQUEST);
+	ck_assert_ptr_nonnull(strstr(a.body, "invalid fields: [bogus]"));
+	answer_free(&a);
+}
+END_TEST
+
+START_TEST(judge0_format_fields_and_encoding)
+{
+	struct json_object *r = json_tokener_parse(
+		"{\"token\":\"t\",\"stdout\":\"aGk=\",\"stderr\":null,\"status\":{\"id\":3,"
+		"\"description\":\"Accepted\"},\"cpu_time_limit\":5,\"message\":\"m\"}"), *out;
+	ck_assert_int_eq(judge0_format(r, "", false, &out), JUDGE0_FORMAT_OK);
+	ck_assert_int_eq(json_object_object_length(out), 8);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(out, "stdout")), "hi");
+	json_object_put(out);
+	ck_assert_int_eq(judge0_format(r, "stdout,message,status_id,cpu_time_limit", true, &out),
+			 JUDGE0_FORMAT_OK);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(out, "stdout")), "aGk=");
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(out, "message")), "bQ==");
+	ck_assert_int_eq(json_object_get_int(json_object_object_get(out, "status_id")), 3);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(out, "cpu_time_limit")),
+			 "5.0");
+	json_object_put(out);
+	json_object_object_add(r, "stdout", json_object_new_string("//4="));  /* ff fe */
+	ck_assert_int_eq(judge0_format(r, "", false, &out), JUDGE0_FORMAT_NOT_UTF8);
+	json_object_put(r);
+}
+END_TEST
+
 Suite *execute_suite(void)
 {
 	Suite *s = suite_create("execute");
@@ -235,6 +353,12 @@ Suite *execute_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("request");
 	tcase_add_test(tc, execute_request_defaults_and_refusals);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("judge0");
+	tcase_add_test(tc, judge0_words_split_as_a_shell_without_expansion);
+	tcase_add_test(tc, judge0_zip_names_and_sizes_are_checked_from_the_directory);
+	tcase_add_test(tc, judge0_statuses_and_query);
+	tcase_add_test(tc, judge0_format_fields_and_encoding);
 	suite_add_tcase(s, tc);
 	return s;
 }
