@@ -22,7 +22,7 @@ WARN      := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
 HARDEN    := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fstack-clash-protection \
              -fcf-protection -fPIE
 LDHARDEN  := -pie -Wl,-z,relro,-z,now
-PKGS      := json-c libseccomp libcgroup
+PKGS      := json-c libseccomp libcgroup libcurl
 ifeq ($(SANITIZE),1)
 BUILD     := build-san
 CFLAGS    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -65,7 +65,9 @@ ALL_CFLAGS  = -std=gnu11 $(WARN) $(HARDEN) $(CFLAGS) -Icore -I$(BUILD)/gen \
 ALL_LDLIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # The programs need no libseccomp at run time: the payload's seccomp program
 # is compiled when gaol is built (seccomp-gen, below).
-RUN_LDLIBS  = $(shell pkg-config --libs $(filter-out libseccomp,$(PKGS)) 2>/dev/null)
+RUN_LDLIBS  = $(shell pkg-config --libs $(filter-out libseccomp libcurl,$(PKGS)) 2>/dev/null)
+# libcurl: gaol-fcgi's courier sends Judge0's callbacks (fcgi/courier.c).
+FCGI_LDLIBS = $(RUN_LDLIBS) $(shell pkg-config --libs libcurl 2>/dev/null)
 
 # core/ is laid out by which process runs the code (docs/layout.md); every
 # header is included by its path under core/ ("run/sandbox.h").
@@ -77,7 +79,8 @@ FCGI_OBJ  := $(patsubst %.c,$(BUILD)/%.o,$(filter-out fcgi/gaol-run.c,$(wildcard
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 
 # Debian packages, by purpose.  Languages list their own in langs/<slug>/packages.
-DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcgroup-dev
+DEPS_BUILD := gcc make pkg-config libfcgi-dev libjson-c-dev libseccomp-dev libcgroup-dev \
+              libcurl4-openssl-dev
 DEPS_RUN   := nginx spawn-fcgi util-linux unzip
 DEPS_TEST  := check python3 python3-pytest python3-prometheus-client curl iproute2 systemd mandoc man-db nodejs
 DEPS_BENCH := wrk hyperfine bubblewrap fcgiwrap
@@ -151,7 +154,7 @@ $(BUILD)/gen/seccomp_program.inc: $(BUILD)/seccomp-gen
 $(BUILD)/core/slot/seccomp_program.o: $(BUILD)/gen/seccomp_program.inc
 
 $(BUILD)/gaol-fcgi: $(FCGI_OBJ) $(BUILD)/libgaol.a
-	$(CC) $(LDHARDEN) $(LDFLAGS) -o $@ $^ -lfcgi $(RUN_LDLIBS)
+	$(CC) $(LDHARDEN) $(LDFLAGS) -o $@ $^ -lfcgi $(FCGI_LDLIBS)
 
 # gaol-run lives beside the FastCGI front end because it is one: the
 # engine's answers through the command line, with the HTTP status the
@@ -196,8 +199,11 @@ deps-bench: deps
 deps-fuzz: deps-build
 	$(call apt_missing,$(DEPS_FUZZ))
 
+# Judge0's queue outlives the stack, as the package's /var/lib does: kept
+# under $(BUILD) (RUN_QUEUE_DIR in the environment wins).
 run: deps
 	$(MAKE) all
+	RUN_QUEUE_DIR=$${RUN_QUEUE_DIR:-$(abspath $(BUILD))/queue-$(PORT)} \
 	BUILD=$(BUILD) PORT=$(PORT) nginx/stack.sh
 
 test: deps-test deps-fuzz
@@ -290,6 +296,10 @@ soak: deps-test
 	BUILD=$(BUILD) SOAK_SECONDS=$(SOAK_SECONDS) /usr/bin/python3 tests/soak/soak.py
 	BUILD=$(BUILD) VERDICT_SECONDS=$(VERDICT_SECONDS) VERDICT_MIN_TESTS=$(VERDICT_MIN_TESTS) \
 	  /usr/bin/python3 tests/soak/verdicts.py
+	# Judge0's queue, the long form of what `make test` runs with 100 and 40:
+	# 1,000 submissions from 4 clients, and 1,000 with the master killed halfway.
+	GAOL_JUDGE0_LOAD=1000 GAOL_JUDGE0_KILL_LOAD=1000 BUILD=$(BUILD) $(PYTEST) \
+	  tests/integration/test_judge0_async.py -k "many_asynchronous or master_killed"
 mini-soak:
 	BUILD=$(BUILD) /usr/bin/python3 tests/soak/soak.py --seconds 20 --no-rss \
 		$(if $(filter 1,$(SANITIZE)),--sanitized)

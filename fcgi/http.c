@@ -41,10 +41,8 @@
 #include "judge/judge.h"
 #include "execute/execute.h"
 #include "judge0/judge0.h"
+#include "async.h"
 #include <json-c/json.h>
-
-typedef enum http_after handler_fn(struct engine *e, const char *body, size_t len,
-				   const struct request_io *io, struct answer *a);
 
 /* A route's columns say what http_serve does around its handler: read a
  * body (and then watch the client, who may leave while it is served),
@@ -61,7 +59,7 @@ struct route {
 
 static handler_fn handle_health, handle_run, handle_evaluate, handle_shutdown,
 	handle_metrics, handle_execute, handle_runtimes, handle_packages,
-	handle_install, handle_judge0_submit, handle_judge0_get;
+	handle_install, handle_judge0_get;
 
 static bool shutdown_allowed(const struct gaol_config *cfg)
 {
@@ -90,7 +88,13 @@ static const struct route routes[] = {
 	/* Judge0's paths (docs/api.md, "Judge0's API"); a last segment "*"
 	 * is any one segment, the handler's io->path_arg; an exact path wins
 	 * over it. */
-	{ "/submissions",     "POST",   true,  false, NULL, handle_judge0_submit, NULL },
+	/* POST /submissions and the token's routes are the asynchronous
+	 * side's (fcgi/async.c), which hands wait=true to judge0/. */
+	{ "/submissions",     "POST",   true,  false, NULL, async_submit, NULL },
+	{ "/submissions/batch", "POST", true,  false, NULL, async_batch_create, NULL },
+	{ "/submissions/batch", "GET",  false, false, NULL, async_batch_show, NULL },
+	{ "/submissions/*",   "GET",    false, false, NULL, async_show, NULL },
+	{ "/submissions/*",   "DELETE", false, false, NULL, async_delete, NULL },
 	{ "/languages",       "GET",    false, false, NULL, handle_judge0_get, NULL },
 	{ "/languages/all",   "GET",    false, false, NULL, handle_judge0_get, NULL },
 	{ "/languages/*",     "GET",    false, false, NULL, handle_judge0_get, NULL },
@@ -388,14 +392,6 @@ static enum http_after handle_install(struct engine *e, const char *body,
 	answer_message(a, OUTCOME_WRONG_METHOD, "gaol installs no package through its API: "
 		       "toolchains are Debian packages, installed by the operator with "
 		       "`make deps LANGS=...`");
-	return HTTP_AFTER_NOTHING;
-}
-
-static enum http_after handle_judge0_submit(struct engine *e, const char *body,
-					    size_t len, const struct request_io *io,
-					    struct answer *a)
-{
-	judge0_submit(e, body, len, io, a);
 	return HTTP_AFTER_NOTHING;
 }
 

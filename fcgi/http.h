@@ -20,6 +20,10 @@ enum http_after {
 	HTTP_AFTER_SHUTDOWN,     /* POST /shutdown: ask the master to stop */
 };
 
+/* A route's handler: the body read (NULL for a route without one). */
+typedef enum http_after handler_fn(struct engine *e, const char *body, size_t len,
+				   const struct request_io *io, struct answer *a);
+
 /* Answers one accepted request.  Never fails: a bad request becomes a
  * status, not a crash ("fault" is the service's own failure, answered 500). */
 enum http_after http_serve(struct engine *e, FCGX_Request *req);

@@ -376,8 +376,8 @@ int main(int argc, char **argv)
 	if (metrics_init(&e) < 0)
 		fprintf(stderr, "gaol-fcgi: metrics: mmap errno=%d (GET /metrics "
 			"will answer 500)\n", errno);
-	fprintf(stderr, "gaol-fcgi: starting %u workers (cgroup v%d)\n",
-		e.cfg.concurrency, e.cgroup_version);
+	fprintf(stderr, "gaol-fcgi: starting %u workers (cgroup v%d), %u on the queue\n",
+		e.cfg.concurrency, e.cgroup_version, e.cfg.queue_slots);
 	status = master_run(&e, fd);   /* closes fd */
 	pool_leave(&pool);
 

@@ -29,6 +29,11 @@
  *   a child forked when a request is queued there ("gaol-health"): libfcgi
  *   reads with blocking reads, and the master must never wait on a client.
  *
+ * - gaol-courier (courier.h), forked at start and again 1 s after it dies,
+ *   sends Judge0's callbacks and sweeps the results kept; it holds no slot.
+ *   The last RUN_QUEUE_SLOTS workers serve the queue instead of the socket
+ *   (async.h); when one dies, the job it held is queued again at once.
+ *
  * Signal handlers only set flags.  The loop keeps those signals blocked and
  * waits for them in ppoll() with the usual mask, so none slips in between a
  * check of the flags and the wait.
@@ -51,6 +56,8 @@
 
 #include <fcgiapp.h>
 
+#include "async.h"
+#include "courier.h"
 #include "http.h"
 #include "api/engine.h"
 #include "health.h"
@@ -65,6 +72,7 @@
 #define BACKOFF_MAX_MS   10000
 #define FORK_RETRY_MS    1000
 #define REFUSE_BATCH     64     /* 503s per wake-up, so signals are seen */
+#define COURIER_RESTART_MS 1000
 
 struct worker_slot {
 	pid_t pid;               /* 0: not running */
@@ -83,6 +91,8 @@ struct pool {
 	char health_path[128];
 	FCGX_Request health;
 	pid_t health_child;      /* answering /health now, or 0 */
+	pid_t courier;           /* gaol-courier, or 0 */
+	long long courier_at_ms; /* start it again not before this time */
 	int stop_r, stop_w;      /* stop pipe: the master closes stop_w to stop */
 	volatile int *stopping_shared; /* one page shared with the workers */
 	pid_t master;
@@ -204,6 +214,11 @@ static void reap_workers(struct pool *p)
 			p->health_child = 0;
 			continue;
 		}
+		if (pid == p->courier) {
+			p->courier = 0;
+			p->courier_at_ms = now_ms() + COURIER_RESTART_MS;
+			continue;
+		}
 		for (i = 0; i < p->n && !w; i++)
 			if (p->slots[i].pid == pid)
 				w = &p->slots[i];
@@ -212,6 +227,9 @@ static void reap_workers(struct pool *p)
 		i = (unsigned)(w - p->slots);
 		w->pid = 0;
 		describe_exit(status, how, sizeof how);
+		/* Its claim is unlocked now: the job runs again, elsewhere. */
+		if (async_serves_queue(&p->engine->cfg, i))
+			async_recover();
 
 		if (WIFEXITED(status) && WEXITSTATUS(status) == WORKER_EXIT_SETUP) {
 			if (!p->stopping) {
@@ -359,6 +377,36 @@ static long long start_due_workers(struct pool *p)
 	return next;
 }
 
+/* gaol-courier, when it is due; ms until it is (-1: nothing pending). */
+static long long start_due_courier(struct pool *p, long long next)
+{
+	long long now = now_ms(), wait;
+
+	if (p->stopping || p->courier)
+		return next;
+	if (p->courier_at_ms <= now) {
+		pid_t pid = courier_start(p->engine, p->master, p->stop_w);
+		if (pid > 0)
+			p->courier = pid;
+		else
+			p->courier_at_ms = now + COURIER_RESTART_MS;
+	}
+	if (p->courier)
+		return next;
+	wait = p->courier_at_ms - now;
+	return next < 0 || wait < next ? wait : next;
+}
+
+static void end_courier(struct pool *p)
+{
+	if (!p->courier)
+		return;
+	kill(p->courier, SIGKILL);
+	while (waitpid(p->courier, NULL, 0) < 0 && errno == EINTR)
+		;
+	p->courier = 0;
+}
+
 static void kill_workers(struct pool *p)
 {
 	for (unsigned i = 0; i < p->n; i++)
@@ -398,6 +446,14 @@ int master_run(struct engine *e, int listen_fd)
 	sigset_t ours;
 	int pipefd[2];
 
+	/* Before the fork: what was running when the service last stopped is
+	 * queued again before any worker can claim it. */
+	char err[256];
+	if (async_start(e, err, sizeof err) < 0) {
+		fprintf(stderr, "gaol-fcgi: %s\n", err);
+		close(listen_fd);
+		return 1;
+	}
 	p.slots = calloc(n_slots, sizeof *p.slots);
 	if (!p.slots || pipe2(pipefd, O_CLOEXEC) < 0) {
 		fprintf(stderr, "gaol-fcgi: master: slots, stop pipe errno=%d\n", errno);
@@ -452,10 +508,11 @@ int master_run(struct engine *e, int listen_fd)
 		}
 		if (p.stopping && workers_alive(&p) == 0)
 			break;
-		wait_and_answer(&p, start_due_workers(&p));
+		wait_and_answer(&p, start_due_courier(&p, start_due_workers(&p)));
 	}
 
 	end_health_child(&p);
+	end_courier(&p);
 	refuse_queued(&p);
 	close(p.listen_fd);
 	if (p.health_fd >= 0) {

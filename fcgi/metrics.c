@@ -13,7 +13,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "async.h"
 #include "metrics.h"
+#include "queue/queue.h"
 
 #define STATUS_MIN 100
 #define STATUS_N 500
@@ -22,7 +24,8 @@
 
 static const char *const routes[] = {
 	"/", "/health", "/run", "/evaluate", "/shutdown", "/metrics", "/execute", "/runtimes",
-	"/api/v2/execute", "/api/v2/runtimes", "/api/v2/packages", "none",
+	"/api/v2/execute", "/api/v2/runtimes", "/api/v2/packages",
+	"/submissions", "/submissions/batch", "/submissions/*", "none",
 };
 #define ROUTES_N (sizeof routes / sizeof routes[0])
 
@@ -47,7 +50,8 @@ struct histogram {
 struct shared {
 	uint64_t requests[ROUTES_N][STATUS_N];
 	uint64_t runs[LANGS_MAX][OUTCOMES_N];
-	struct histogram wall, cpu;
+	struct histogram wall, cpu, queue_wait;
+	uint64_t callbacks_sent, callbacks_failed, results_kept, results_bytes;
 	uint64_t sandbox_failures, worker_restarts, compile_hits, compile_misses;
 	uint32_t busy[SLOTS_MAX];
 	unsigned slots, langs;
@@ -143,6 +147,26 @@ void metrics_worker_restart(void)
 		add(&m->worker_restarts, 1);
 }
 
+void metrics_queue_wait(long long ms)
+{
+	if (m)
+		observe(&m->queue_wait, ms);
+}
+
+void metrics_callback(bool sent)
+{
+	if (m)
+		add(sent ? &m->callbacks_sent : &m->callbacks_failed, 1);
+}
+
+void metrics_results(unsigned long long kept, unsigned long long bytes)
+{
+	if (!m)
+		return;
+	__atomic_store_n(&m->results_kept, kept, __ATOMIC_RELAXED);
+	__atomic_store_n(&m->results_bytes, bytes, __ATOMIC_RELAXED);
+}
+
 void metrics_slot_busy(unsigned slot, bool busy)
 {
 	if (m && slot < m->slots)
@@ -203,6 +227,29 @@ static void counter(FILE *out, const char *name, const char *help, uint64_t v)
 		name, name, (unsigned long long)v);
 }
 
+/* Judge0's queue: its depth read at each scrape (two small directories),
+ * the rest counted as it happens (the results by the courier's sweep). */
+static void render_queue(FILE *out)
+{
+	struct queue *q = async_queue();
+
+	fprintf(out, "# HELP gaol_queue_depth Judge0 submissions waiting or running.\n"
+		"# TYPE gaol_queue_depth gauge\ngaol_queue_depth %zu\n",
+		q ? queue_depth(q) : 0);
+	histogram(out, "gaol_queue_wait_milliseconds",
+		  "Time a queued submission waited for a worker.", &m->queue_wait);
+	fprintf(out, "# HELP gaol_results_kept Results of queued submissions kept.\n"
+		"# TYPE gaol_results_kept gauge\ngaol_results_kept %llu\n"
+		"# HELP gaol_results_bytes Bytes of the results kept.\n"
+		"# TYPE gaol_results_bytes gauge\ngaol_results_bytes %llu\n",
+		(unsigned long long)get(&m->results_kept),
+		(unsigned long long)get(&m->results_bytes));
+	counter(out, "gaol_callbacks_sent_total",
+		"Callbacks a callback_url answered with 2xx.", get(&m->callbacks_sent));
+	counter(out, "gaol_callbacks_failed_total",
+		"Callbacks given up after their last try.", get(&m->callbacks_failed));
+}
+
 static void render(FILE *out, const struct engine *e)
 {
 	unsigned long long entries, bytes;
@@ -245,6 +292,7 @@ static void render(FILE *out, const struct engine *e)
 		"# HELP gaol_compile_cache_entries Entries of the compile cache.\n"
 		"# TYPE gaol_compile_cache_entries gauge\ngaol_compile_cache_entries %llu\n",
 		bytes, entries);
+	render_queue(out);
 }
 
 void metrics_render(const struct engine *e, struct answer *a)

@@ -31,6 +31,11 @@ void metrics_sandbox_failure(void);
 void metrics_compile(bool cached);
 void metrics_worker_restart(void);
 void metrics_slot_busy(unsigned slot, bool busy);
+/* Judge0's queue: a job's wait from its creation to its claim; a callback
+ * sent (2xx) or given up; the results kept now (the courier's sweep). */
+void metrics_queue_wait(long long ms);
+void metrics_callback(bool sent);
+void metrics_results(unsigned long long kept, unsigned long long bytes);
 
 /* GET /metrics: the exposition text in a. */
 void metrics_render(const struct engine *e, struct answer *a);

@@ -48,6 +48,7 @@
 
 #include "api/engine.h"
 #include "util/cpus.h"
+#include "async.h"
 #include "http.h"
 #include "signals.h"
 #include "worker.h"
@@ -146,6 +147,19 @@ static void unignore_signals(void)
 	}
 }
 
+/* The last RUN_QUEUE_SLOTS workers serve Judge0's queue, not the socket. */
+static int serve_queue(struct engine *e, int listen_fd, int stop_fd,
+		       FCGX_Request *req)
+{
+	int code;
+
+	FCGX_Free(req, 0);
+	close(listen_fd);
+	code = async_worker_loop(e, stop_fd, &stop_signalled);
+	engine_free(e);
+	return code;
+}
+
 int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd,
 		volatile int *stopping)
 {
@@ -162,8 +176,7 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 			errno);
 		return WORKER_EXIT_SETUP;
 	}
-	/* Before the slot is taken: the sandbox built ahead is cloned on
-	 * the worker's CPU too. */
+	/* Before the slot: the sandbox built ahead is cloned on its CPU too. */
 	if (!e.cfg.unpinned)
 		cpus_pin(slot);
 	if (engine_take_slot(&e, slot, err, sizeof err) < 0) {
@@ -179,6 +192,8 @@ int worker_main(struct engine *engine, unsigned slot, int listen_fd, int stop_fd
 	if (e.cfg.debug)
 		fprintf(stderr, "gaol-fcgi: slot %u: ready, pid %d\n", slot,
 			(int)getpid());
+	if (async_serves_queue(&e.cfg, slot))
+		return serve_queue(&e, listen_fd, stop_fd, &req);
 
 	for (;;) {
 		enum wake w = wait_for_work(listen_fd, stop_fd);

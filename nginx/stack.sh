@@ -80,6 +80,12 @@ settings() {
 	[[ $CONCURRENCY =~ ^[0-9]+$ ]] && (( 10#$CONCURRENCY >= 1 )) ||
 		die "RUN_CONCURRENCY=\"$CONCURRENCY\": not a whole number from 1"
 	CONCURRENCY=$(( 10#$CONCURRENCY ))
+	# The workers serving Judge0's queue take no HTTP request: nginx's
+	# limit_conn counts the others.
+	QUEUE_SLOTS=$(value RUN_QUEUE_SLOTS 0)
+	[[ $QUEUE_SLOTS =~ ^[0-9]+$ ]] && (( 10#$QUEUE_SLOTS < CONCURRENCY )) ||
+		die "RUN_QUEUE_SLOTS=\"$QUEUE_SLOTS\": not a whole number from 0 to RUN_CONCURRENCY - 1"
+	HTTP_SLOTS=$(( CONCURRENCY - 10#$QUEUE_SLOTS ))
 	INPUT_MAX=$(value RUN_INPUT_MAX 1048576)
 	[[ $INPUT_MAX =~ ^0*[1-9][0-9]*[kKmMgG]?$ ]] ||
 		die "RUN_INPUT_MAX=\"$INPUT_MAX\": not a size (bytes, or a number with k, m or g)"
@@ -151,7 +157,7 @@ render() {
 		-e "s|server unix:/run/gaol/gaol-health.sock;|server unix:$H;|" \
 		-e "s|(over RUN_INPUT_MAX, or RUN_EVAL_INPUT_MAX on /evaluate)|(over RUN_INPUT_MAX, $INPUT_MAX bytes, or RUN_EVAL_INPUT_MAX, $EVAL_INPUT_MAX bytes, on /evaluate)|" \
 		"$REPO/nginx/gaol-http.conf" > "$NGX/gaol-http.conf" &&
-	sed -e "s|limit_conn gaol_slots [0-9]*;|limit_conn gaol_slots $CONCURRENCY;|" \
+	sed -e "s|limit_conn gaol_slots [0-9]*;|limit_conn gaol_slots $HTTP_SLOTS;|" \
 		-e "/^location = \/evaluate /,/^}/ s|client_max_body_size [^;]*;|client_max_body_size $EVAL_INPUT_MAX;|" \
 		-e "/^location = \/evaluate /,/^}/ s|client_body_buffer_size [^;]*;|client_body_buffer_size $EVAL_INPUT_MAX;|" \
 		-e "/^location = \/evaluate /,/^}/ !s|client_max_body_size [^;]*;|client_max_body_size $INPUT_MAX;|" \
@@ -175,7 +181,7 @@ render() {
 	# rewritten above, say so rather than run with gaol's defaults.
 	grep -qF "server $UPSTREAM;" "$NGX/gaol-http.conf" &&
 	grep -qF "server unix:$HEALTH_SOCK;" "$NGX/gaol-http.conf" &&
-	grep -qF "limit_conn gaol_slots $CONCURRENCY;" "$NGX/gaol-locations.conf" &&
+	grep -qF "limit_conn gaol_slots $HTTP_SLOTS;" "$NGX/gaol-locations.conf" &&
 	grep -qF "client_max_body_size $INPUT_MAX;" "$NGX/gaol-locations.conf" &&
 	grep -qF "client_body_buffer_size $INPUT_MAX;" "$NGX/gaol-locations.conf" &&
 	grep -qF "client_max_body_size $EVAL_INPUT_MAX;" "$NGX/gaol-locations.conf" &&

@@ -424,6 +424,45 @@ static int read_pool_memory(const struct config_var *var, const char *v,
 	return read_size_or_off(&row, v, cfg, err, errlen);
 }
 
+/* RUN_QUEUE_DIR: <GAOL_STATE_DIR>/queue unless set (the package sets its
+ * StateDirectory=, which outlives a reboot; /run does not). */
+static int read_queue_dir(const struct config_var *var, const char *v,
+			  struct gaol_config *cfg, char *err, size_t errlen)
+{
+	if (v && (v[0] != '/' || !plain_absolute(v, strlen(v)) ||
+		  strlen(v) >= sizeof(cfg->queue_dir) - 64))
+		return fail(err, errlen, "%s=\"%s\": not a plain absolute path "
+			    "(of at most 4031 bytes)", var->name, v);
+	snprintf(cfg->queue_dir, sizeof cfg->queue_dir, v ? "%s" : "%s/queue",
+		 v ? v : cfg->state_dir);
+	return 0;
+}
+
+/* Queue workers are taken from the pool (one is left for HTTP); off by
+ * default, as nginx's limit_conn becomes RUN_CONCURRENCY - RUN_QUEUE_SLOTS. */
+static int read_queue_slots(const struct config_var *var, const char *v,
+			    struct gaol_config *cfg, char *err, size_t errlen)
+{
+	struct config_var row = *var;
+
+	row.max = cfg->concurrency - 1;
+	return read_count(&row, v, cfg, err, errlen);
+}
+
+/* host or host:port, comma separated, checked for its characters here and
+ * matched against each callback_url by queue/callback.c. */
+static int read_callback_allow(const struct config_var *var, const char *v,
+			       struct gaol_config *cfg, char *err, size_t errlen)
+{
+	if (v && (strlen(v) >= sizeof cfg->callback_allow ||
+		  strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789.-:,_ ") != strlen(v)))
+		return fail(err, errlen, "%s=\"%s\": not a list of host or host:port "
+			    "(of at most 1023 bytes)", var->name, v);
+	snprintf(cfg->callback_allow, sizeof cfg->callback_allow, "%s", v ? v : "");
+	return 0;
+}
+
 #define MS_MAX ((unsigned long long)LONG_MAX)
 
 /* The table.  Its rows, in order, are docs/api.md's ("Configuration"): a
@@ -584,6 +623,37 @@ const struct config_var config_table[] = {
 	  "on", "`0` = off",
 	  "reuse the probes' and `make -n`'s answers of an earlier start when "
 	  "their inputs are unchanged (see \"Languages\")" },
+	{ "RUN_QUEUE_DIR", read_queue_dir, NULL, 0, 0, AT(queue_dir),
+	  "`<GAOL_STATE_DIR>/queue`", "plain absolute path",
+	  "Judge0's asynchronous submissions and their results, on disk; the "
+	  "package sets `/var/lib/gaol/queue` (its `StateDirectory=`), which "
+	  "outlives a reboot" },
+	{ "RUN_QUEUE_MAX", read_size_t, "100", 1, 1000000, AT(queue_max), NULL,
+	  "1-1000000", "submissions waiting or running in the queue; past it "
+	  "Judge0's 503 `queue is full` (Judge0's `MAX_QUEUE_SIZE`)" },
+	{ "RUN_QUEUE_SLOTS", read_queue_slots, "0", 0, 255, AT(queue_slots),
+	  NULL, "0 to `RUN_CONCURRENCY` - 1",
+	  "workers that run queued submissions and take no HTTP request; the "
+	  "others serve HTTP, and nginx's `limit_conn` must be `RUN_CONCURRENCY` "
+	  "- `RUN_QUEUE_SLOTS` (`make run` renders it). 0: Judge0's `wait=false` "
+	  "is refused (503), `wait=true` works" },
+	{ "RUN_RESULT_TTL", read_ms, "1440m", 1000, MS_MAX, AT(result_ttl_ms), NULL,
+	  "duration of at least 1s", "how long a queued submission's result is "
+	  "kept after it ends (then its token is 404)" },
+	{ "RUN_RESULT_MAX", read_size, "256m", 65536, 0, AT(result_max), NULL,
+	  "size, at least 64k", "bytes of results kept; past it the oldest go "
+	  "first" },
+	{ "RUN_BATCH_MAX", read_count, "20", 1, 1000, AT(batch_max), NULL, "1-1000",
+	  "submissions of one batch (Judge0's `MAX_SUBMISSION_BATCH_SIZE`); past "
+	  "it Judge0's 400" },
+	{ "RUN_CALLBACK_ALLOW", read_callback_allow, NULL, 0, 0, AT(callback_allow),
+	  "empty", "comma-separated `host` or `host:port`",
+	  "the targets a `callback_url` may name (its host as written, and its "
+	  "port if given); any other is Judge0's 422. Empty: no callback" },
+	{ "RUN_HOST_ID", read_count, "0", 0, 65535, AT(host_id), NULL, "0-65535",
+	  "this host's number, in every token it gives (the last group's first "
+	  "four hex digits), so a front routes a token to its host "
+	  "(nginx/cluster); a token of another number is 404" },
 };
 const size_t config_table_len = sizeof(config_table) / sizeof(config_table[0]);
 

@@ -86,6 +86,15 @@ struct gaol_config {
 	char langs_dir[4096];           /* GAOL_LANGS_DIR (default: next to binary) */
 	char instance[GAOL_INSTANCE_MAX + 1]; /* GAOL_INSTANCE: cgroup parent, state dir */
 	char state_dir[4096];           /* GAOL_STATE_DIR (default /run/<instance>) */
+	/* Judge0's asynchronous submissions (docs/api.md, "Judge0's queue"). */
+	char queue_dir[4096];           /* RUN_QUEUE_DIR (default <state_dir>/queue) */
+	size_t queue_max;               /* RUN_QUEUE_MAX: jobs waiting or running */
+	unsigned queue_slots;           /* RUN_QUEUE_SLOTS: workers serving the queue */
+	long result_ttl_ms;             /* RUN_RESULT_TTL */
+	unsigned long long result_max;  /* RUN_RESULT_MAX: bytes of results kept */
+	unsigned batch_max;             /* RUN_BATCH_MAX: submissions of a batch */
+	char callback_allow[1024];      /* RUN_CALLBACK_ALLOW: host[:port],... */
+	unsigned host_id;               /* RUN_HOST_ID: named in every token */
 };
 
 /* Slot i's checkers and interactors run as a UID of a second range, past

@@ -50,12 +50,16 @@ for v in FAIL_TIMEOUT CONNECT_TIMEOUT HEALTH_TIMEOUT; do
 done
 [[ $MAX_FAILS =~ ^[1-9][0-9]*$ ]] || die "GAOL_FRONT_MAX_FAILS=\"$MAX_FAILS\": not a number from 1"
 
-SERVERS="" LOCATIONS="" HEALTH="" TOTAL=0 N=0
+SERVERS="" LOCATIONS="" HEALTH="" TOTAL=0 N=0 TOKEN_UPSTREAMS="" TOKEN_MAP=""
 for h in "$@"; do
 	[[ $h =~ ^([0-9]+\.[0-9]+\.[0-9]+\.[0-9]+:[0-9]+):([1-9][0-9]*)$ ]] ||
 		die "\"$h\": not HOST:PORT:SLOTS (IPv4 address, port, slots from 1)"
 	addr=${BASH_REMATCH[1]} slots=${BASH_REMATCH[2]}
 	N=$((N + 1)) TOTAL=$((TOTAL + slots))
+	# Judge0's tokens name their host: host N (in the order given) must
+	# run with RUN_HOST_ID=N (docs/deploy.md, "Judge0's tokens").
+	TOKEN_UPSTREAMS+="upstream gaol_host_$N { server $addr; }"$'\n'
+	TOKEN_MAP+="    $(printf '%04x' $N) gaol_host_$N;"$'\n'
 	SERVERS+="    server $addr max_conns=$slots max_fails=$MAX_FAILS fail_timeout=$FAIL_TIMEOUT;"$'\n'
 	LOCATIONS+="location = /.gaol-front-host/$N/health {
     internal;
@@ -79,6 +83,8 @@ fill() {
 	text=$(<"$1")
 	text=${text//@SERVERS@/${SERVERS%$'\n'}}
 	text=${text//@HOST_HEALTH_LOCATIONS@/${LOCATIONS%$'\n'}}
+	text=${text//@TOKEN_UPSTREAMS@/${TOKEN_UPSTREAMS%$'\n'}}
+	text=${text//@TOKEN_MAP@/${TOKEN_MAP%$'\n'}}
 	text=${text//@BIND@$'\n'/$BIND_LINE}
 	text=${text//@MAX_FAILS@/$MAX_FAILS}
 	text=${text//@FAIL_TIMEOUT@/$FAIL_TIMEOUT}

@@ -78,7 +78,10 @@ class Host:
             "GAOL_STATE_DIR": self.state_dir,
             "GAOL_LANGS_DIR": os.path.join(gh.REPO, "langs"),
             "RUN_UID_BASE": str(self.uid_base),
-            "RUN_CONCURRENCY": str(SLOTS),
+            # One more slot, serving Judge0's queue: SLOTS still take HTTP.
+            "RUN_CONCURRENCY": str(SLOTS + 1),
+            "RUN_QUEUE_SLOTS": "1",
+            "RUN_HOST_ID": str(self.index),
             "RUN_TIMEOUT_MAX": RUN_TIMEOUT_MAX,
             "FCGI_WEB_SERVER_ADDRS": ",".join(FRONT_ADDRS),
         })

@@ -389,3 +389,57 @@ def test_6_429_only_when_every_host_is_full_and_503_when_the_rest_are_full(clust
     assert "no gaol host can take the request" in json.loads(payload)["error"], payload
     assert out == [200] * (total - cl.SLOTS), out
     FIGURES["6_full"] = {"all_full": 429, "rest_full_one_gone": 503}
+
+
+# ---------------------------------------------------------------- Judge0's tokens
+
+def _submit(front, code, stdin=""):
+    status, _, body = front.request("POST", "/submissions", json.dumps(
+        {"language_id": 71, "source_code": code, "stdin": stdin}).encode())
+    assert status == 201, (status, body)
+    return json.loads(body)["token"]
+
+
+def _poll(front, token, timeout=120):
+    deadline = time.monotonic() + timeout
+    while True:
+        status, _, body = front.request("GET", "/submissions/%s?fields=stdout,status" % token)
+        assert status == 200, (token, status, body)
+        doc = json.loads(body)
+        if doc["status"]["id"] not in (1, 2):
+            return doc
+        assert time.monotonic() < deadline, (token, doc)
+        time.sleep(0.2)
+
+
+def test_7_a_token_made_through_one_front_is_read_through_the_other(cluster):
+    """A token names its host (RUN_HOST_ID = its place in render.sh's list):
+    either front routes its GET there, whichever host took the POST."""
+    assert cluster.front2 is not None, "test 5 starts the second front"
+    toks = {_submit(cluster.front, "print(int(input())*5)", str(i)): i for i in range(6)}
+    hosts = {t[24:28] for t in toks}
+    assert len(hosts) >= 2, "every submission went to one host: %r" % hosts
+    for t, i in toks.items():
+        assert _poll(cluster.front2, t)["stdout"] == "%d\n" % (i * 5)
+    status, _, body = cluster.front2.request("GET", "/submissions/batch?tokens=%s"
+                                             % ",".join(toks))
+    assert status == 200, body
+    status, _, _ = cluster.front2.request("GET", "/submissions/" + "0" * 24 + "00ff" + "0" * 8)
+    assert status == 404
+
+
+def test_8_a_host_restarted_with_submissions_queued_runs_them(cluster):
+    """A host's master SIGKILLed with submissions queued and running there:
+    after its restart every token it gave ends with its result."""
+    host = cluster.hosts[1]
+    toks = {}
+    while len([t for t in toks if t[24:28] == "%04x" % host.index]) < 6:
+        toks[_submit(cluster.front, "import time; time.sleep(0.3); print(int(input())+7)",
+                     str(len(toks)))] = len(toks)
+        assert len(toks) < 60, "host %d took none of them" % host.index
+    host.kill_master()
+    time.sleep(1)
+    cluster.start_host(host)
+    host.wait_ready()
+    for t, i in toks.items():
+        assert _poll(cluster.front, t, timeout=180)["stdout"] == "%d\n" % (i + 7), t

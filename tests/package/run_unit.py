@@ -9,6 +9,7 @@ test instead of passing it on a different setup:
 - Environment=, EnvironmentFile= (a leading "-": optional): the process's
   whole environment, over systemd's default PATH;
 - RuntimeDirectory= with RuntimeDirectoryMode=: created under /run;
+- StateDirectory= with StateDirectoryMode=: created under /var/lib (kept);
 - StandardInput=socket: the listening socket of the unit's .socket
   (ListenStream=, SocketUser=, SocketGroup=, SocketMode=) as fd 0;
 - ExecStart=: split like systemd does (quotes; no shell) and exec'd.
@@ -23,7 +24,7 @@ import socket
 import sys
 
 HANDLED = {"Environment", "EnvironmentFile", "RuntimeDirectory", "RuntimeDirectoryMode",
-           "StandardInput", "ExecStart", "Service"}
+           "StateDirectory", "StateDirectoryMode", "StandardInput", "ExecStart", "Service"}
 # What systemd does around the process, not to it: dependencies and ordering,
 # the kill and restart policy (the test stops the process itself, as KillMode=
 # mixed does: SIGTERM to the main process), cgroup delegation (the test's
@@ -118,6 +119,12 @@ def main():
             for d in value.split():
                 os.makedirs(os.path.join("/run", d), exist_ok=True)
                 os.chmod(os.path.join("/run", d), mode)
+    mode = int(dict(keys).get("StateDirectoryMode", "0755"), 8)
+    for key, value in keys:
+        if key == "StateDirectory":
+            for d in value.split():
+                os.makedirs(os.path.join("/var/lib", d), exist_ok=True)
+                os.chmod(os.path.join("/var/lib", d), mode)
     if dict(keys).get("StandardInput") == "socket":
         s = listen(socket_of(unit))
         os.dup2(s.fileno(), 0, inheritable=True)

@@ -21,6 +21,7 @@ static Suite *(*const suites[])(void) = {
 	util_suite,
 	prune_suite,
 	execute_suite,
+	queue_suite,
 };
 
 int

@@ -19,5 +19,6 @@ Suite *seccomp_suite(void);
 Suite *util_suite(void);
 Suite *prune_suite(void);
 Suite *execute_suite(void);
+Suite *queue_suite(void);
 
 #endif
