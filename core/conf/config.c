@@ -665,12 +665,10 @@ void config_doc_row(const struct config_var *var, char *out, size_t len)
 
 int config_from_env(struct gaol_config *cfg, char *err, size_t errlen)
 {
-	const struct config_var *var;
-	const char *v;
-
 	memset(cfg, 0, sizeof(*cfg));
-	for (var = config_table; var < config_table + config_table_len; var++) {
-		v = getenv(var->name);
+	for (const struct config_var *var = config_table; var < config_table + config_table_len;
+	     var++) {
+		const char *v = getenv(var->name);
 		if (v != NULL && *v == '\0' && var->read != read_flag)
 			v = NULL;	/* empty is unset, but for flags */
 		if (var->read(var, v, cfg, err, errlen) == -1) {
@@ -688,14 +686,12 @@ void config_cache_dir(const struct gaol_config *cfg, char *out, size_t len)
 
 void config_free(struct gaol_config *cfg)
 {
-	size_t i;
-
-	for (i = 0; i < cfg->n_env_allow; i++) {
+	for (size_t i = 0; i < cfg->n_env_allow; i++) {
 		free(cfg->env_allow[i]);
 		cfg->env_allow[i] = NULL;
 	}
 	cfg->n_env_allow = 0;
-	for (i = 0; i < cfg->n_root_extra; i++) {
+	for (size_t i = 0; i < cfg->n_root_extra; i++) {
 		free(cfg->root_extra[i]);
 		cfg->root_extra[i] = NULL;
 	}
