@@ -19,8 +19,12 @@ static int push(struct judge0_words *w, const char *buf, size_t len)
 	if (!v)
 		return -1;
 	w->v = v;
-	if (!(v[w->n] = strndup(buf, len)))
+	/* buf holds len bytes, unterminated: copied, not strndup'ed (which
+	 * may read past len looking for its NUL). */
+	if (!(v[w->n] = malloc(len + 1)))
 		return -1;
+	memcpy(v[w->n], buf, len);
+	v[w->n][len] = '\0';
 	v[++w->n] = NULL;
 	return 0;
 }
