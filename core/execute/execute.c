@@ -211,6 +211,7 @@ static int stage_run(struct execution *x, const char *cmd, char **argv,
 		.ctx = st,
 		.budget_end_ms = x->end_ms,
 		.client = x->client,
+		.stderr_to_stdout = x->stderr_to_stdout,
 	};
 	return sandbox_run(&x->e->slot, &spec, &st->res);
 }

@@ -39,6 +39,7 @@ struct execution {
 				  * compile_cmd adds to the recipe); NULL: none */
 	size_t output_max;       /* each stream's cap in a run; 0:
 				  * RUN_EXECUTE_OUTPUT_MAX */
+	bool stderr_to_stdout;   /* a run's fd 2 is its fd 1 (plan/spec.h) */
 	/* ---- */
 	struct sandbox_file *files;
 	long end_ms;             /* RUN_REQUEST_BUDGET */

@@ -86,7 +86,7 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 
 	int in = p->in[0] >= 0 ? p->in[0] : open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (in < 0 || dup2(in, 0) < 0 || dup2(p->out[1], 1) < 0 ||
-	    dup2(p->err[1], 2) < 0)
+	    dup2(p->spec->stderr_to_stdout ? p->out[1] : p->err[1], 2) < 0)
 		init_fail(p, "stdio");
 
 	/* A backstop per process; the cgroup's reading is what counts. */

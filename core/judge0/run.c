@@ -364,6 +364,7 @@ static void runs(struct j0run *r)
 	struct exec_limits lim = { (long)(jnum(job, "wall_time_limit") * 1000),
 				   cpu > 0 ? (long)((cpu + extra) * 1000) : 0, -1 };
 	bool merge = jbool(job, "redirect_stderr_to_stdout");
+	r->x.stderr_to_stdout = merge;   /* the run's only: a build's stderr is its own */
 	struct blob expected;
 	long n = (long)jnum(job, "number_of_runs"), done = 0, cpu_sum = 0, wall_sum = 0;
 	long long mem_sum = 0;

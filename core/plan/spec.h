@@ -96,6 +96,10 @@ struct sandbox_spec {
 	 * the worker's, bound read-only at /sandbox/judge.  Its pages are
 	 * charged to whoever wrote them, never to the run.  NULL: none. */
 	const char *data_dir;
+	/* The program's stderr is its stdout (fd 2 a copy of fd 1, as a
+	 * shell's 2>&1): one stream, in the order the program wrote it
+	 * (Judge0's redirect_stderr_to_stdout). */
+	bool stderr_to_stdout;
 	/* An interactive test (judge/aide.c): the run's stdin is what the
 	 * worker reads from relay_in, and its stdout, kept as ever, is also
 	 * copied to relay_out, both pipes of the worker's own that the peer's

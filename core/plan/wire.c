@@ -144,6 +144,7 @@ static int encode_request(const struct sandbox_spec *spec, struct wire *w)
 	put_str(w, spec->output_file);
 	put_strv(w, (char **)spec->sh_argv);
 	put_str(w, spec->data_dir);
+	put_u64(w, spec->stderr_to_stdout);
 	put_u64(w, spec->n_files);
 	for (size_t i = 0; i < spec->n_files; i++) {
 		put_str(w, spec->files[i].name);
@@ -204,6 +205,7 @@ int wire_receive_request(struct plan *p, struct received *got)
 	char **sh_argv = get_strv(&w);
 	spec->sh_argv = sh_argv && sh_argv[0] ? sh_argv : NULL;
 	spec->data_dir = get_bytes(&w, NULL);
+	spec->stderr_to_stdout = get_u64(&w) != 0;
 	spec->n_files = (size_t)get_u64(&w);
 	if (w.bad || spec->n_files > SANDBOX_FILES_MAX)
 		return -1;
