@@ -314,7 +314,7 @@ def slot_cgroups(lo, hi):
 
 def classify(stack, master, workers):
     """The stack's processes as (serving, sandboxes, others): serving is
-    stack.sh, nginx and the gaol-fcgi master and workers; sandboxes are what
+    stack.sh, nginx, the gaol-fcgi master, its courier and workers; sandboxes are what
     descends from a live worker once it is idle (the sandbox each worker
     builds ahead of its next request); others are anything else (stack.sh's
     own short `sleep`s excepted), which should not exist."""
@@ -322,8 +322,9 @@ def classify(stack, master, workers):
     workers = set(workers)
     serving, sandboxes, others = [], [], []
     for pid, (ppid, comm, _, _) in procs.items():
-        if pid == master or pid in workers or comm in ("stack.sh", "nginx"):
-            serving.append(pid)
+        if pid == master or pid in workers or comm in ("stack.sh", "nginx") or \
+                (comm == "gaol-courier" and ppid == master):
+            serving.append(pid)     # the courier: the master's callback sender
             continue
         p = ppid
         while p in procs and p not in workers:
