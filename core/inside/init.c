@@ -58,6 +58,9 @@ __attribute__((noreturn)) void init_fail(const struct plan *p, const char *step)
 	report_write(p->report[1], &r);
 	_exit(127);
 }
+/* enter_run could not set init's oom_score_adj to -1000. */
+static bool init_exposed;
+
 static void set_limit(const struct plan *p, int resource, rlim_t soft, rlim_t hard)
 {
 	struct rlimit rl = { soft, hard };
@@ -109,6 +112,12 @@ static __attribute__((noreturn)) void payload_main(const struct plan *p)
 	if (adj < 0 || write(adj, "1000", 4) != 4)
 		init_fail(p, "oom_score_adj");
 	close(adj);
+	/* init (PID 1 here) could not ask never to be picked: it leaves the
+	 * run's memory cgroup now, while it waits for this exec, so that an
+	 * OOM kill there cannot choose it, whose RSS is the worker's. */
+	if (init_exposed && s->cg.version == 1 &&
+	    (s->cg.home_procs_fd < 0 || write(s->cg.home_procs_fd, "1", 1) != 1))
+		init_fail(p, "init out of the memory cgroup");
 	if (setgroups(0, NULL) < 0)
 		init_fail(p, "setgroups");
 	if (setresgid(uid, uid, uid) < 0)
@@ -204,14 +213,14 @@ static void enter_run(const struct plan *p)
 	 * migrated; the cgroup namespace makes the slot the root of the view
 	 * the payload gets.  An OOM kill in the cgroup picks the payload
 	 * (oom_score_adj 1000) first; init asks never to be picked, where the
-	 * host lets it (some refuse even root a negative value). */
+	 * host lets it.  Some refuse even root a negative value (a container
+	 * without CAP_SYS_RESOURCE): there init, whose RSS counts the worker's
+	 * pages, could outscore a payload under a small limit, and so on v1 it
+	 * leaves the memory cgroup before the payload's exec (payload_main). */
 	int adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-	if (adj >= 0) {
-		if (write(adj, "-1000", 5) != 5) {
-			/* best effort, see above */
-		}
+	init_exposed = adj < 0 || write(adj, "-1000", 5) != 5;
+	if (adj >= 0)
 		close(adj);
-	}
 	if (p->slot->cg.version == 1 && cgroup_slot_join(&p->slot->cg) < 0)
 		init_fail(p, "join cgroup");
 	if (unshare(CLONE_NEWCGROUP) < 0)

@@ -260,7 +260,7 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 		cg->dir_fd[i] = cg->procs_fd[i] = -1;
 	for (int f = 0; f < CG_V1_FILES; f++)
 		cg->v1_fd[f] = -1;
-	cg->peak_fd = cg->run_fd = -1;
+	cg->peak_fd = cg->run_fd = cg->home_procs_fd = -1;
 	cg->version = version;
 	if (cg->version == 2) {
 		int fd = cg2_slot_create(cg, slot_name, err, errlen);
@@ -286,6 +286,12 @@ int cgroup_slot_setup(struct slot_cgroup *cg, int version, const char *slot_name
 				    v1_controllers[i]);
 		}
 		cgroup_unnest_pool(base, slot_name);
+		char home[1100];
+		if (i == CG_MEMORY && mount_point("memory", home, 512) == 0) {
+			snprintf(home + strlen(home), sizeof(home) - strlen(home),
+				 "%s%s/cgroup.procs", *base ? "/" : "", base);
+			cg->home_procs_fd = open(home, O_WRONLY | O_CLOEXEC);
+		}
 		int fd = create(v1_controllers[i], base, slot_name, cg->path[i],
 				sizeof(cg->path[i]), err, errlen);
 		if (fd < 0)
@@ -670,6 +676,7 @@ void cgroup_slot_close(struct slot_cgroup *cg, bool remove)
 	for (int i = 0; i < cg->n_procs; i++)
 		close(cg->procs_fd[i]);
 	cg->n_procs = 0;
+	close_fd(&cg->home_procs_fd);
 	if (cg->peak_fd >= 0)
 		close(cg->peak_fd);
 	cg->peak_fd = -1;

@@ -27,6 +27,10 @@ struct slot_cgroup {
 	int dir_fd[CG_MAX_CONTROLLERS];
 	char path[CG_MAX_CONTROLLERS][512];
 	int procs_fd[CG_MAX_CONTROLLERS]; /* v1: cgroup.procs, to join */
+	/* v1: the worker's own memory cgroup's cgroup.procs, where a run's
+	 * init goes once its payload is born when the host refuses it a
+	 * negative oom_score_adj (inside/init.c); -1 if not open. */
+	int home_procs_fd;
 	int v1_fd[CG_V1_FILES];           /* v1: opened once, read with pread */
 	/* v1: the hierarchies' names ("memory", "cpu,cpuacct"), which are both
 	 * the mount options and the directory under /sys/fs/cgroup. */

@@ -113,7 +113,7 @@ int slot_init(struct slot *slot, const struct gaol_config *cfg, char *const *rea
 	slot->template_ns = slot->template_root = -1;
 	for (int i = 0; i < CG_MAX_CONTROLLERS; i++)
 		slot->cg.dir_fd[i] = slot->cg.procs_fd[i] = -1;
-	slot->cg.peak_fd = slot->cg.run_fd = -1;
+	slot->cg.peak_fd = slot->cg.run_fd = slot->cg.home_procs_fd = -1;
 	slot->index = index;
 	slot->uid = cfg->uid_base + index;
 	slot->cfg = cfg;

@@ -217,6 +217,54 @@ def test_mle_is_the_cgroups_oom_kill(stack, installed, language):
     assert r["memory_kb"] >= limit * 1024 * 0.8, r
 
 
+def _memory_cgroup(pid):
+    """The memory cgroup a process is in: v1 the memory hierarchy's line of
+    /proc/<pid>/cgroup, v2 its one line."""
+    lines = (gh._read("/proc/%d/cgroup" % pid) or "").splitlines()
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            return "v1", path
+    return "v2", [l for l in lines if l.startswith("0::")][0][3:]
+
+
+def test_an_oom_kill_cannot_choose_the_sandboxs_init(stack, installed):
+    # init, the run's PID 1, is a copy of its worker (root, its RSS the
+    # worker's pages: hundreds of MiB for a long-lived ASan build).  The OOM
+    # killer in the run's memory cgroup must only ever see the program: init
+    # is either protected (oom_score_adj -1000, where the host lets root set
+    # it) or, where it refuses (this CI host, a container without
+    # CAP_SYS_RESOURCE), no longer in that cgroup once the program runs.
+    # Before, a long SANITIZE=1 run judged the memory hogs below IE: "init
+    # died status=9".
+    import threading
+    if "python" not in installed:
+        pytest.skip("python is not installed")
+    code = "import time\ntime.sleep(2)  # %s\nprint('x')\n" % os.urandom(6).hex()
+    out = {}
+    t = threading.Thread(target=lambda: out.update(doc=evaluate(
+        stack, "python", code, [("", "x")], time_limit_ms=5000)))
+    t.start()
+    try:
+        program = init = None
+        deadline = time.monotonic() + 30
+        while program is None and time.monotonic() < deadline:
+            for pid, (ppid, comm, uid, _state) in gh.proc_table().items():
+                if stack.uid_base <= uid <= stack.uid_base + stack.concurrency \
+                        and comm.startswith("python"):
+                    program, init = pid, ppid
+            time.sleep(0.02)
+        assert program is not None, "the program never ran"
+        adj = (gh._read("/proc/%d/oom_score_adj" % init) or "").strip()
+        assert (gh._read("/proc/%d/oom_score_adj" % program) or "").strip() == "1000"
+        version, prog_cg = _memory_cgroup(program)
+        _, init_cg = _memory_cgroup(init)
+        assert adj == "-1000" or init_cg != prog_cg, (version, adj, init_cg, prog_cg)
+    finally:
+        t.join(120)
+    assert only(out["doc"])["verdict"] == "OK", out
+
+
 # "read" leaves about 10 MiB charged to the run's memory cgroup after it ends
 # without touching the disk: 15000 lookups of absent 200-character names
 # make as many negative dentries with their names (kernel memory, charged
