@@ -449,20 +449,6 @@ static int read_queue_slots(const struct config_var *var, const char *v,
 	return read_count(&row, v, cfg, err, errlen);
 }
 
-/* host or host:port, comma separated, checked for its characters here and
- * matched against each callback_url by queue/callback.c. */
-static int read_callback_allow(const struct config_var *var, const char *v,
-			       struct gaol_config *cfg, char *err, size_t errlen)
-{
-	if (v && (strlen(v) >= sizeof cfg->callback_allow ||
-		  strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			 "0123456789.-:,_ ") != strlen(v)))
-		return fail(err, errlen, "%s=\"%s\": not a list of host or host:port "
-			    "(of at most 1023 bytes)", var->name, v);
-	snprintf(cfg->callback_allow, sizeof cfg->callback_allow, "%s", v ? v : "");
-	return 0;
-}
-
 #define MS_MAX ((unsigned long long)LONG_MAX)
 
 /* The table.  Its rows, in order, are docs/api.md's ("Configuration"): a
@@ -646,10 +632,17 @@ const struct config_var config_table[] = {
 	{ "RUN_BATCH_MAX", read_count, "20", 1, 1000, AT(batch_max), NULL, "1-1000",
 	  "submissions of one batch (Judge0's `MAX_SUBMISSION_BATCH_SIZE`); past "
 	  "it Judge0's 400" },
-	{ "RUN_CALLBACK_ALLOW", read_callback_allow, NULL, 0, 0, AT(callback_allow),
+	{ "RUN_CALLBACK_ALLOW", config_read_callback_allow, NULL, 0, 0, AT(callback_allow),
 	  "empty", "comma-separated `host` or `host:port`",
 	  "the targets a `callback_url` may name (its host as written, and its "
 	  "port if given); any other is Judge0's 422. Empty: no callback" },
+	{ "RUN_JUDGE0_LIMITS", config_read_judge0_limits, NULL, 0, 0, AT(judge0),
+	  "Judge0's", "comma-separated `key=number`, keys of `GET /config_info`",
+	  "Judge0's defaults and maxima (`cpu_time_limit=5,max_cpu_time_limit=15,"
+	  "memory_limit=128000,...`; seconds, KB, counts, as `/config_info` shows "
+	  "them); each maximum is lowered to gaol's own ceiling where that is lower "
+	  "and a default to its maximum; a default set above its maximum, or an "
+	  "unknown key, is a start-up error" },
 	{ "RUN_HOST_ID", read_count, "0", 0, 65535, AT(host_id), NULL, "0-65535",
 	  "this host's number, in every token it gives (the last group's first "
 	  "four hex digits), so a front routes a token to its host "

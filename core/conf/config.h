@@ -28,6 +28,19 @@
 #define LANG_START_TIMEOUT_MS 30000
 #define EVAL_COMPILE_TIMEOUT_MS 10000   /* RUN_EVAL_COMPILE_TIMEOUT's default */
 
+/* RUN_JUDGE0_LIMITS: Judge0's defaults and maxima, keyed and in the units
+ * of its GET /config_info (seconds, KB, counts), Judge0's own values unless
+ * the operator sets them; judge0/ lowers each maximum to gaol's ceilings. */
+enum {
+	J0_CPU_TIME_LIMIT, J0_MAX_CPU_TIME_LIMIT, J0_CPU_EXTRA_TIME,
+	J0_MAX_CPU_EXTRA_TIME, J0_WALL_TIME_LIMIT, J0_MAX_WALL_TIME_LIMIT,
+	J0_MEMORY_LIMIT, J0_MAX_MEMORY_LIMIT, J0_STACK_LIMIT, J0_MAX_STACK_LIMIT,
+	J0_MAX_PROCESSES_AND_OR_THREADS, J0_MAX_MAX_PROCESSES_AND_OR_THREADS,
+	J0_MAX_FILE_SIZE, J0_MAX_MAX_FILE_SIZE, J0_NUMBER_OF_RUNS,
+	J0_MAX_NUMBER_OF_RUNS, J0_MAX_EXTRACT_SIZE, J0_LIMITS
+};
+extern const char *const config_judge0_keys[J0_LIMITS];
+
 struct gaol_config {
 	unsigned concurrency;           /* RUN_CONCURRENCY: slots, nginx limit_conn */
 	size_t input_max;               /* RUN_INPUT_MAX: request body bytes */
@@ -94,6 +107,7 @@ struct gaol_config {
 	unsigned long long result_max;  /* RUN_RESULT_MAX: bytes of results kept */
 	unsigned batch_max;             /* RUN_BATCH_MAX: submissions of a batch */
 	char callback_allow[1024];      /* RUN_CALLBACK_ALLOW: host[:port],... */
+	double judge0[J0_LIMITS];       /* RUN_JUDGE0_LIMITS */
 	unsigned host_id;               /* RUN_HOST_ID: named in every token */
 };
 
@@ -121,6 +135,13 @@ struct config_var {
 	size_t off;
 	const char *shown, *range, *doc;
 };
+
+/* The readers of Judge0's rows (conf/judge0.c): RUN_CALLBACK_ALLOW and
+ * RUN_JUDGE0_LIMITS. */
+int config_read_callback_allow(const struct config_var *var, const char *v,
+			       struct gaol_config *cfg, char *err, size_t errlen);
+int config_read_judge0_limits(const struct config_var *var, const char *v,
+			      struct gaol_config *cfg, char *err, size_t errlen);
 
 extern const struct config_var config_table[];
 extern const size_t config_table_len;

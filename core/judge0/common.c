@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <time.h>
 #include <sys/time.h>
@@ -26,28 +27,36 @@ static long lmin(long a, long b)
 	return a < b ? a : b;
 }
 
-/* Judge0's own defaults (app/helpers/config.rb), then this host's
- * ceilings where they are lower. */
+/* Judge0's defaults and maxima as the operator set them
+ * (RUN_JUDGE0_LIMITS: Judge0's own unless set), each maximum then lowered
+ * to this host's ceilings where they are lower, each default to its
+ * maximum. */
 void judge0_limits(const struct engine *e, struct judge0_limits *l)
 {
 	const struct gaol_config *c = &e->cfg;
+	const double *j = c->judge0;
 	double run_s = (double)c->execute_run_max_ms / 1000;
-	long mem_kb = c->eval_memory_max ? (long)(c->eval_memory_max >> 10) : 512000;
+	long mem_kb = c->eval_memory_max ? (long)(c->eval_memory_max >> 10) : LONG_MAX;
 	*l = (struct judge0_limits){
-		.max_cpu_time_limit = dmin(15, run_s), .max_cpu_extra_time = 5,
-		.max_wall_time_limit = dmin(20, run_s), .max_memory_limit = lmin(512000, mem_kb),
-		.max_stack_limit = 128000, .max_max_processes_and_or_threads = 120,
-		.max_max_file_size = lmin(4096, (long)(c->execute_output_max >> 10)),
-		.max_number_of_runs = 20, .max_extract_size = 10240,
+		.max_cpu_time_limit = dmin(j[J0_MAX_CPU_TIME_LIMIT], run_s),
+		.max_cpu_extra_time = j[J0_MAX_CPU_EXTRA_TIME],
+		.max_wall_time_limit = dmin(j[J0_MAX_WALL_TIME_LIMIT], run_s),
+		.max_memory_limit = lmin((long)j[J0_MAX_MEMORY_LIMIT], mem_kb),
+		.max_stack_limit = (long)j[J0_MAX_STACK_LIMIT],
+		.max_max_processes_and_or_threads = (long)j[J0_MAX_MAX_PROCESSES_AND_OR_THREADS],
+		.max_max_file_size = lmin((long)j[J0_MAX_MAX_FILE_SIZE],
+					  (long)(c->execute_output_max >> 10)),
+		.max_number_of_runs = (long)j[J0_MAX_NUMBER_OF_RUNS],
+		.max_extract_size = (long)j[J0_MAX_EXTRACT_SIZE],
 	};
-	l->cpu_time_limit = dmin(5, l->max_cpu_time_limit);
-	l->cpu_extra_time = 1;
-	l->wall_time_limit = dmin(10, l->max_wall_time_limit);
-	l->memory_limit = lmin(128000, l->max_memory_limit);
-	l->stack_limit = lmin(64000, l->max_stack_limit);
-	l->max_processes_and_or_threads = 60;
-	l->max_file_size = lmin(1024, l->max_max_file_size);
-	l->number_of_runs = 1;
+	l->cpu_time_limit = dmin(j[J0_CPU_TIME_LIMIT], l->max_cpu_time_limit);
+	l->cpu_extra_time = j[J0_CPU_EXTRA_TIME];
+	l->wall_time_limit = dmin(j[J0_WALL_TIME_LIMIT], l->max_wall_time_limit);
+	l->memory_limit = lmin((long)j[J0_MEMORY_LIMIT], l->max_memory_limit);
+	l->stack_limit = (long)j[J0_STACK_LIMIT];
+	l->max_processes_and_or_threads = (long)j[J0_MAX_PROCESSES_AND_OR_THREADS];
+	l->max_file_size = lmin((long)j[J0_MAX_FILE_SIZE], l->max_max_file_size);
+	l->number_of_runs = (long)j[J0_NUMBER_OF_RUNS];
 }
 
 const struct lang *judge0_lang(const struct engine *e, int id, const struct lang_judge0 **entry)

@@ -426,6 +426,30 @@ def test_information_pages(stack):
     assert {"queue", "size", "available", "idle", "working", "paused", "failed"} <= set(w[0])
 
 
+def test_the_operators_defaults_and_maxima_are_config_info_and_the_submissions(make_stack):
+    """config_info.md: each default and maximum is an operator setting
+    (RUN_JUDGE0_LIMITS, Judge0's keys and units); a default above a lower
+    maximum is lowered to it; a submission past a maximum is 422 naming the
+    field; an unset limit takes the operator's default."""
+    s = make_stack("judge0limits", env={"RUN_JUDGE0_LIMITS":
+                                        "cpu_time_limit=0.5,max_cpu_time_limit=2,"
+                                        "max_memory_limit=100000,number_of_runs=2"})
+    need(s, PY)
+    cfg = s.get("/config_info").json()
+    assert cfg["cpu_time_limit"] == 0.5 and cfg["max_cpu_time_limit"] == 2, cfg
+    assert cfg["max_memory_limit"] == 100000 and cfg["memory_limit"] == 100000, cfg
+    assert cfg["number_of_runs"] == 2 and cfg["max_number_of_runs"] == 20, cfg
+    r = submit(s, {"source_code": "print(1)", "language_id": PY, "cpu_time_limit": 3})
+    assert r.status == 422 and "cpu_time_limit" in r.json(), r
+    r = submit(s, {"source_code": "print(1)", "language_id": PY, "memory_limit": 128000})
+    assert r.status == 422 and "memory_limit" in r.json(), r
+    doc = run(s, {"source_code": "while True: pass", "language_id": PY})
+    assert doc["status"]["id"] == 5, doc
+    assert float(doc["cpu_time_limit"]) == 0.5 and doc["number_of_runs"] == 2, doc
+    assert float(doc["time"]) < 2.5, doc
+    s.stop_clean()
+
+
 # ---- authentication: docs/api/authentication, docs/api/authorization
 
 def test_auth_on_and_internal_error(make_stack, tmp_path):

@@ -30,6 +30,7 @@ static const char *const variables[] = {
 	"RUN_FILES_MAX", "RUN_EXECUTE_OUTPUT_MAX", "RUN_EXECUTE_COMPILE_TIMEOUT_MAX",
 	"RUN_EXECUTE_RUN_TIMEOUT_MAX", "RUN_QUEUE_DIR", "RUN_QUEUE_MAX", "RUN_QUEUE_SLOTS",
 	"RUN_RESULT_TTL", "RUN_RESULT_MAX", "RUN_BATCH_MAX", "RUN_CALLBACK_ALLOW", "RUN_HOST_ID",
+	"RUN_JUDGE0_LIMITS",
 };
 
 static struct gaol_config cfg;
@@ -407,6 +408,41 @@ START_TEST(config_rejects_bad_root_extra)
 	refuses("RUN_ROOT_EXTRA", "/usr/share/");
 	refuses("RUN_ROOT_EXTRA", "/no/such/gaol/dir");
 	refuses("RUN_ROOT_EXTRA", "/etc/passwd");
+}
+END_TEST
+
+/* Judge0's defaults and maxima (issue 32): Judge0's own unless set, in
+ * /config_info's keys and units; a default above its maximum, an unknown key
+ * or a value that is not a number refuses the start. */
+START_TEST(config_judge0_limits_are_judge0s_unless_set)
+{
+	loads();
+	ck_assert(cfg.judge0[J0_CPU_TIME_LIMIT] == 5 && cfg.judge0[J0_MAX_CPU_TIME_LIMIT] == 15);
+	ck_assert(cfg.judge0[J0_MEMORY_LIMIT] == 128000 && cfg.judge0[J0_MAX_EXTRACT_SIZE] == 10240);
+	ck_assert(cfg.judge0[J0_CPU_EXTRA_TIME] == 1 && cfg.judge0[J0_MAX_NUMBER_OF_RUNS] == 20);
+	setenv("RUN_JUDGE0_LIMITS", " cpu_time_limit=0.5, max_memory_limit=256000,cpu_extra_time=0", 1);
+	loads();
+	ck_assert(cfg.judge0[J0_CPU_TIME_LIMIT] == 0.5);
+	ck_assert(cfg.judge0[J0_MAX_MEMORY_LIMIT] == 256000);
+	ck_assert(cfg.judge0[J0_CPU_EXTRA_TIME] == 0);
+	ck_assert(cfg.judge0[J0_MAX_CPU_TIME_LIMIT] == 15);
+	refuses("RUN_JUDGE0_LIMITS", "cpu_time_limit=16");
+	ck_assert_ptr_nonnull(strstr(err, "cpu_time_limit=16 is above max_cpu_time_limit=15"));
+	refuses("RUN_JUDGE0_LIMITS", "cpu_time_limit=3,max_cpu_time_limit=2");
+	/* Judge0's default (5 s) under a lower maximum is lowered to it. */
+	setenv("RUN_JUDGE0_LIMITS", "max_cpu_time_limit=2", 1);
+	loads();
+	ck_assert(cfg.judge0[J0_CPU_TIME_LIMIT] == 2);
+	refuses("RUN_JUDGE0_LIMITS", "memory_limit=1.5");
+	refuses("RUN_JUDGE0_LIMITS", "memory_limit=0");
+	refuses("RUN_JUDGE0_LIMITS", "wall_time_limit=-1");
+	refuses("RUN_JUDGE0_LIMITS", "wall_time_limit=nan");
+	refuses("RUN_JUDGE0_LIMITS", "wall_time_limit=");
+	refuses("RUN_JUDGE0_LIMITS", "queue_size=3");
+	ck_assert_ptr_nonnull(strstr(err, "queue_size=3"));
+	refuses("RUN_JUDGE0_LIMITS", "cpu_time_limit");
+	refuses("RUN_JUDGE0_LIMITS", "cpu_time_limit=1,,");
+	unsetenv("RUN_JUDGE0_LIMITS");
 }
 END_TEST
 
@@ -864,6 +900,7 @@ config_suite(void)
 	tcase_add_test(env, config_root_extra_takes_existing_directories);
 	tcase_add_test(env, config_rejects_bad_root_extra);
 	tcase_add_test(env, config_eval_defaults_and_bounds);
+	tcase_add_test(env, config_judge0_limits_are_judge0s_unless_set);
 	tcase_add_test(env, config_rejects_too_many_env_allow);
 	tcase_add_test(env, config_rejects_bad_sizes);
 	tcase_add_test(env, config_zero_sizes_mean_off);
