@@ -126,6 +126,33 @@ static int stamp(const struct engine *e, struct json_object *job,
 	return *text ? 0 : -1;
 }
 
+/* A wait=true submission's token, of this host as a queued one's. */
+static int keeper_stamp(const struct engine *e, struct json_object *job)
+{
+	char token[TOKEN_LEN + 1], *text = NULL;
+	size_t len;
+	int rc = stamp(e, job, token, &text, &len);
+
+	free(text);
+	return rc;
+}
+
+/* Its result kept: GET and DELETE of its token work as for a queued one. */
+static void keeper_keep(const struct engine *e, const char *token,
+			struct json_object *result)
+{
+	size_t len = 0;
+	const char *text = json_object_to_json_string_length(result, JSON_C_TO_STRING_PLAIN,
+							     &len);
+	char err[256];
+
+	(void)e;
+	if (text && queue_keep(&queue, token, text, len, err, sizeof err) < 0)
+		fprintf(stderr, "gaol-fcgi: %s\n", err);
+}
+
+static const struct judge0_keeper keeper = { keeper_stamp, keeper_keep };
+
 /* Queues jobs[0..n) (stamped), answering a fault or a full queue in a:
  * 0 queued, -1 answered. */
 static int enqueue(const struct engine *e, char (*tokens)[TOKEN_LEN + 1],
@@ -167,7 +194,7 @@ enum http_after async_submit(struct engine *e, const char *body, size_t len,
 	if (judge0_query_parse(io->query, &q, a) < 0)
 		return HTTP_AFTER_NOTHING;
 	if (q.wait) {
-		judge0_submit_wait(e, body, len, io, a);
+		judge0_submit_wait(e, body, len, io, queue_opened ? &keeper : NULL, a);
 		return HTTP_AFTER_NOTHING;
 	}
 	if (refuse_without_queue(e, a) ||

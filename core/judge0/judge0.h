@@ -165,12 +165,23 @@ struct json_object *judge0_conversion_error(const char *token);
  * io->query is the request's query string, io->path_arg the {id} or
  * {token} of a route with one. */
 
+/* What the asynchronous side does with a wait=true submission, as Judge0
+ * keeps every submission: a token of this host before it runs (stamp: 0,
+ * or -1 when none could be made), its result kept under it after (keep),
+ * so that GET and DELETE of the token answer as for a queued one. */
+struct judge0_keeper {
+	int (*stamp)(const struct engine *e, struct json_object *job);
+	void (*keep)(const struct engine *e, const char *token, struct json_object *result);
+};
+
 /* POST /submissions?wait=true: judge0_job_parse, judge0_run, judge0_format,
  * answered 201 as Judge0 answers it.  With wait false (Judge0's default)
  * this needs the queue: the asynchronous side's handler takes the route
- * and calls this one only for wait=true. */
+ * and calls this one only for wait=true, with its keeper (NULL: the token
+ * is a random UUID, nothing kept). */
 void judge0_submit_wait(struct engine *e, const char *body, size_t len,
-			const struct request_io *io, struct answer *a);
+			const struct request_io *io, const struct judge0_keeper *keeper,
+			struct answer *a);
 /* POST /submissions: its query read, then wait=true is judge0_submit_wait;
  * wait=false (Judge0's default) needs the queue (the asynchronous side's,
  * which replaces this branch). */

@@ -53,7 +53,8 @@ static void stamp(struct json_object *job)
 }
 
 void judge0_submit_wait(struct engine *e, const char *body, size_t len,
-			const struct request_io *io, struct answer *a)
+			const struct request_io *io, const struct judge0_keeper *keeper,
+			struct answer *a)
 {
 	struct judge0_query q;
 	struct json_object *job, *result, *out, *token;
@@ -61,9 +62,16 @@ void judge0_submit_wait(struct engine *e, const char *body, size_t len,
 	if (judge0_query_parse(io ? io->query : NULL, &q, a) < 0 ||
 	    judge0_job_parse(e, body, len, q.base64_encoded, &job, a) < 0)
 		return;
+	if (keeper && keeper->stamp(e, job) < 0) {
+		answer_error(a, OUTCOME_FAULT, "no token for the submission");
+		json_object_put(job);
+		return;
+	}
 	stamp(job);
 	result = judge0_run(e, job, io ? io->client : NULL);
 	json_object_object_get_ex(job, "token", &token);
+	if (keeper && result)
+		keeper->keep(e, json_object_get_string(token), result);
 	enum judge0_format_rc rc = result ? judge0_format(result, q.fields, q.base64_encoded, &out)
 				   : JUDGE0_FORMAT_NO_MEMORY;
 	if (rc == JUDGE0_FORMAT_OK)
@@ -339,7 +347,7 @@ void judge0_submit(struct engine *e, const char *body, size_t len,
 	if (judge0_query_parse(io ? io->query : NULL, &q, a) < 0)
 		return;
 	if (q.wait)
-		judge0_submit_wait(e, body, len, io, a);
+		judge0_submit_wait(e, body, len, io, NULL, a);
 	else
 		answer_error(a, OUTCOME_BAD_REQUEST, "wait=false needs the submission queue, "
 			     "which this build has not: send wait=true");

@@ -80,6 +80,11 @@ int queue_claim(struct queue *q, struct claim *c, char *err, size_t errlen);
 int queue_finish(struct queue *q, struct claim *c, const char *result,
 		 size_t len, bool callback, char *err, size_t errlen);
 void claim_free(struct claim *c);
+/* A result that was never queued (Judge0's wait=true), kept in done/ as
+ * token's: swept and read as any other, not fsync'd (nothing is lost but
+ * a copy its client already has).  -1 with err. */
+int queue_keep(struct queue *q, const char *token, const char *result, size_t len,
+	       char *err, size_t errlen);
 
 /* Which state a token is in, Q_NONE when unknown (or its result outlived
  * ttl_s seconds). */

@@ -18,7 +18,9 @@ import pytest
 
 import gaol_helpers as gh
 
-UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+# A UUID as Judge0's clients parse one: gaol's tokens (kept for wait=true as
+# for wait=false) are version 7, time-ordered and naming their host.
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 DEFAULT_FIELDS = {"token", "time", "memory", "stdout", "stderr", "compile_output", "message",
                   "status"}
 STATUSES = ["In Queue", "Processing", "Accepted", "Wrong Answer", "Time Limit Exceeded",

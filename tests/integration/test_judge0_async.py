@@ -230,6 +230,23 @@ def test_an_unknown_token_of_this_host_is_404(jstack):
     poll(jstack, t)
 
 
+def test_a_wait_true_submission_is_kept_under_its_token(jstack, queue_dir):
+    """create_a_submission.md: wait=true answers the whole submission with
+    its token; Judge0 keeps every submission, so get_a_submission.md and
+    delete_a_submission.md work on that token too (a token of this host,
+    its result in done/, swept as the others)."""
+    r = submit(jstack, py("print(input()*2)", "ab"), "?wait=true")
+    t = token_of(r)
+    assert r.json()["stdout"] == "abab\n", r.json()
+    assert t in queue_files(queue_dir, "done")
+    doc = jstack.get("/submissions/%s?fields=stdout,status,token" % t).json()
+    assert doc == {"stdout": "abab\n", "status": {"id": 3, "description": "Accepted"},
+                   "token": t}, doc
+    r = gh.request(jstack.port, "DELETE", "/submissions/%s" % t)
+    assert r.status == 200 and base64.b64decode(r.json()["stdout"]) == b"abab\n", r
+    assert jstack.get("/submissions/%s" % t).status == 404
+
+
 # ------------------------------------------------------------ delete
 
 def test_delete_a_finished_submission_then_it_is_gone(jstack, queue_dir):
