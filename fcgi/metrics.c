@@ -25,7 +25,9 @@
 static const char *const routes[] = {
 	"/", "/health", "/run", "/evaluate", "/shutdown", "/metrics", "/execute", "/runtimes",
 	"/api/v2/execute", "/api/v2/runtimes", "/api/v2/packages",
-	"/submissions", "/submissions/batch", "/submissions/*", "none",
+	"/submissions", "/submissions/batch", "/submissions/*", "/languages",
+	"/languages/all", "/languages/*", "/statuses", "/about", "/version",
+	"/config_info", "/system_info", "/workers", "none",
 };
 #define ROUTES_N (sizeof routes / sizeof routes[0])
 

@@ -369,6 +369,16 @@ def test_metrics_show_the_queue(jstack):
                  "gaol_callbacks_sent_total", "gaol_callbacks_failed_total"):
         assert re.search(r"^%s \d+" % name, m, re.M), name
     assert re.search(r"^gaol_queue_wait_milliseconds_count [1-9]", m, re.M)
+    # Judge0's information routes are counted by route, as every other.
+    before = re.search(r'^gaol_requests_total\{route="/languages/\*",status="200"\} (\d+)',
+                       m, re.M)
+    assert jstack.get("/languages/71").status == 200
+    assert jstack.get("/statuses").status == 200
+    m = jstack.get("/metrics").body.decode()
+    after = re.search(r'^gaol_requests_total\{route="/languages/\*",status="200"\} (\d+)',
+                      m, re.M)
+    assert after and int(after.group(1)) == (int(before.group(1)) if before else 0) + 1, m
+    assert re.search(r'^gaol_requests_total\{route="/statuses",status="200"\} [1-9]', m, re.M)
 
 
 # ------------------------------------------------------------ bound, load, kill
