@@ -178,7 +178,10 @@ static void add_fields(struct json_object *o, const struct judging *j,
 	size_t n = 0, keep, keep_err;
 	echo_caps(j, &keep, &keep_err);
 	char *lf = newlines_made_lf(actual ? actual : "", actual ? actual_len : 0, &n);
-	const char *dl = res->timed_out ? deadline_name(res->deadline) : NULL;
+	/* The kernel's CPU backstop (RLIMIT_CPU's SIGXCPU) is the CPU
+	 * deadline too, should it come first. */
+	const char *dl = res->timed_out ? deadline_name(res->deadline)
+			 : v == V_TLE && sig == SIGXCPU ? "cpu" : NULL;
 
 	json_object_object_add(o, "input", utf8_json_string(t->input.data, t->input.len));
 	json_object_object_add(o, "expected", utf8_json_string(t->expected.data, t->expected.len));

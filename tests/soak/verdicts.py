@@ -168,8 +168,10 @@ def check_trap(doc, lang, kind, what):
               and (r.get("cpu_ms") or 0) > limit)
     if ok:
         return []
-    return [(what, "%s %s cpu_ms %s wall_ms %s (window %d ms)" % (
-        r.get("verdict"), r.get("deadline"), r.get("cpu_ms"), r.get("wall_ms"), window))]
+    return [(what, "%s %s cpu_ms %s wall_ms %s setup_ms %s exit_code %s signal %s "
+             "(window %d ms)" % (r.get("verdict"), r.get("deadline"), r.get("cpu_ms"),
+                                 r.get("wall_ms"), r.get("setup_ms"), r.get("exit_code"),
+                                 r.get("signal"), window))]
 
 
 def one(port, tally, lang, kind, code, tcs, want, what, **extra):
