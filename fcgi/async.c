@@ -109,7 +109,8 @@ static struct json_object *callback_refused(const struct engine *e,
 }
 
 /* Gives job a token and a creation time; its text for the queue in *text
- * (malloc'd).  -1 when there is no memory or randomness. */
+ * (malloc'd) unless text is NULL.  -1 when there is no memory or
+ * randomness. */
 static int stamp(const struct engine *e, struct json_object *job,
 		 char token[TOKEN_LEN + 1], char **text, size_t *len)
 {
@@ -121,6 +122,8 @@ static int stamp(const struct engine *e, struct json_object *job,
 	judge0_now(now, sizeof now);
 	json_object_object_add(job, "token", json_object_new_string(token));
 	json_object_object_add(job, "created_at", json_object_new_string(now));
+	if (!text)
+		return 0;
 	s = json_object_to_json_string_length(job, JSON_C_TO_STRING_PLAIN, len);
 	*text = s ? strdup(s) : NULL;
 	return *text ? 0 : -1;
@@ -129,12 +132,9 @@ static int stamp(const struct engine *e, struct json_object *job,
 /* A wait=true submission's token, of this host as a queued one's. */
 static int keeper_stamp(const struct engine *e, struct json_object *job)
 {
-	char token[TOKEN_LEN + 1], *text = NULL;
-	size_t len;
-	int rc = stamp(e, job, token, &text, &len);
+	char token[TOKEN_LEN + 1];
 
-	free(text);
-	return rc;
+	return stamp(e, job, token, NULL, NULL);
 }
 
 /* Its result kept: GET and DELETE of its token work as for a queued one. */
