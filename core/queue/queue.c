@@ -283,16 +283,19 @@ int queue_keep(struct queue *q, const char *token, const char *result, size_t le
 	       char *err, size_t errlen)
 {
 	char tmp[TOKEN_LEN + 32];
-	int fd;
+	int fd, rc = -1;
 
 	snprintf(tmp, sizeof tmp, "%s.%d", token, (int)getpid());
 	fd = openat(q->sub[Q_TMP], tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
 		    O_CLOEXEC, 0600);
-	if (fd < 0 || write_all(fd, result, len) < 0 || close(fd) < 0 ||
+	if (fd < 0)
+		return fail(err, errlen, "queue: keep %s errno=%d", token, errno);
+	if (write_all(fd, result, len) == 0)
+		rc = 0;
+	if (close(fd) < 0 || rc < 0 ||
 	    renameat(q->sub[Q_TMP], tmp, q->sub[Q_DONE], token) < 0) {
 		int saved = errno;
-		if (fd >= 0)
-			unlinkat(q->sub[Q_TMP], tmp, 0);
+		unlinkat(q->sub[Q_TMP], tmp, 0);
 		return fail(err, errlen, "queue: keep %s errno=%d", token, saved);
 	}
 	return 0;
