@@ -139,6 +139,31 @@ START_TEST(queue_recovery_requeues_only_a_claim_nobody_holds)
 }
 END_TEST
 
+/* A wait=true result, never queued, kept in done/ as a finished one's:
+ * found, read back, forgotten; the queue's depth untouched. */
+START_TEST(queue_keep_holds_a_result_that_was_never_queued)
+{
+	struct queue q;
+	char err[256], t[TOKEN_LEN + 1];
+	size_t len = 0;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(queue_open(&q, dir, 5, err, sizeof err), 0);
+	ck_assert_int_eq(token_new(5, t), 0);
+	ck_assert_int_eq(queue_find(&q, t, 0), Q_NONE);
+	ck_assert_int_eq(queue_keep(&q, t, "{\"r\":2}", 7, err, sizeof err), 0);
+	ck_assert_int_eq(queue_find(&q, t, 0), Q_DONE);
+	ck_assert_uint_eq(queue_depth(&q), 0);
+	char *text = queue_read(&q, Q_DONE, t, &len);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_str_eq(text, "{\"r\":2}");
+	free(text);
+	ck_assert_int_eq(queue_forget(&q, t), 0);
+	ck_assert_int_eq(queue_find(&q, t, 0), Q_NONE);
+	queue_close(&q);
+}
+END_TEST
+
 static void cleanup(void)
 {
 	char cmd[128];
@@ -164,6 +189,7 @@ queue_suite(void)
 	tcase_add_test(tc, callback_allowed_only_for_listed_targets);
 	tcase_add_test(tc, queue_keeps_its_bound_and_runs_in_order);
 	tcase_add_test(tc, queue_recovery_requeues_only_a_claim_nobody_holds);
+	tcase_add_test(tc, queue_keep_holds_a_result_that_was_never_queued);
 	suite_add_tcase(s, tc);
 	return s;
 }
