@@ -291,7 +291,8 @@ static void supervise_loop(pid_t init, struct plan *p, struct sandbox_result *re
 	};
 	relay_poll(rl, &pfd[P_RIN], &pfd[P_ROUT], &pfd[P_IN], &pfd[P_OUT]);
 	struct watch w = { .t0 = t0, .last_progress = t0, .last_blocked_check = t0,
-			   .wait_us = -1, .started = spec->setup_max_ms <= 0 };
+			   .wait_us = -1, .throttled_us = -1,
+			   .started = spec->setup_max_ms <= 0 };
 	size_t fed = 0;
 	/* Not on the stack: 64 KiB of it, probed page by page on every call,
 	 * were 17 of the worker's pages copied per run while init (which

@@ -20,8 +20,9 @@
 
 /* A build's waits that are not its own, from one look at its threads (one
  * per BLOCKED_CHECK_MS): *disk, the time since the look before when a
- * thread waits in the kernel (state D); else *cpu, the CPU wait the host
- * counted since then (at most that time: v1 sums the threads' waits). */
+ * thread waits in the kernel (state D); *cpu, the CPU wait the host counted
+ * since then (the threads' summed waits, or the quota's throttled time,
+ * whichever is more), within the wall clock not yet excused. */
 static void build_waits(const struct slot *s, struct watch *w, long now, long *disk,
 			long *cpu)
 {
@@ -35,11 +36,20 @@ static void build_waits(const struct slot *s, struct watch *w, long now, long *d
 		return;
 	long long waited = t.wait_us >= 0 && w->wait_us >= 0 && t.wait_us > w->wait_us
 		? (t.wait_us - w->wait_us) / 1000 : 0;
+	long long held = t.throttled_us >= 0 && w->throttled_us >= 0 &&
+		t.throttled_us > w->throttled_us ? (t.throttled_us - w->throttled_us) / 1000 : 0;
 	w->wait_us = t.wait_us;
+	w->throttled_us = t.throttled_us;
+	if (held > waited)
+		waited = held;
+	/* A look may see a wait that began before the look before (a quota's
+	 * throttled time lands when its period ends; a thread in D hides the
+	 * CPU wait of its look): what is excused is bounded by the wall clock
+	 * since the start, not by the time since the last look. */
 	if (t.blocked)
 		*disk = since;
-	else
-		*cpu = waited > since ? since : (long)waited;
+	long left = now - w->t0 - w->excused - *disk;
+	*cpu = waited < left ? (long)waited : left > 0 ? left : 0;
 }
 
 /* The no-progress window's two brakes (docs/design.md, "Judging"), one

@@ -22,6 +22,7 @@ struct watch {
 				  * program's start, REPORT_START) */
 	long long cpu0_us;       /* CPU time at the program's start */
 	long long wait_us;       /* the run's CPU wait at the last look, or -1 */
+	long long throttled_us;  /* its quota's throttled time then, or -1 */
 	long long look_cpu_us;   /* its CPU time then */
 };
 

@@ -594,7 +594,12 @@ int cgroup_run_threads(const struct slot_cgroup *cg, struct run_threads *t)
 	char text[256];
 	unsigned long long v;
 	memset(t, 0, sizeof(*t));
-	t->wait_us = -1;
+	t->wait_us = t->throttled_us = -1;
+	char stat[1024];
+	int cpu = cg->version == 1 ? cg->dir_fd[CG_CPU] : cg->run_fd;
+	if (cpu >= 0 && cg_read_text(cpu, "cpu.stat", stat, sizeof(stat)) == 0 &&
+	    cg_parse_stat_key(stat, cg->version == 1 ? "throttled_time" : "throttled_usec", &v) == 0)
+		t->throttled_us = (long long)(cg->version == 1 ? v / 1000 : v);
 	if (cg->version == 1)
 		return scan_threads(cg->dir_fd[CG_PIDS], "tasks", t);
 	int rc = scan_threads(cg->run_fd, "cgroup.threads", t);

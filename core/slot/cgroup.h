@@ -130,6 +130,10 @@ long long cgroup_slot_cpu_us(const struct slot_cgroup *cg);
 struct run_threads {
 	bool blocked, runnable;
 	long long wait_us;
+	/* The time the slot's CPU quota held the run back (cpu.stat's
+	 * throttled time, us; -1 when unread): a wait the threads' own count
+	 * loses for every process that ended between two looks. */
+	long long throttled_us;
 };
 int cgroup_run_threads(const struct slot_cgroup *cg, struct run_threads *t);
 /* Kills whatever is left in the slot cgroup (sweep). */
@@ -157,6 +161,9 @@ int cg_parse_v1_mount_point(const char *text, const char *controller, char *out,
 int cg_parse_schedstat_wait(const char *text, unsigned long long *wait_ns);
 /* A cpu.pressure text: the "some" line's total, us.  0 or -1. */
 int cg_parse_pressure_some(const char *text, unsigned long long *total_us);
+/* A cpu.stat text's value of key ("throttled_time", "throttled_usec"): 0
+ * or -1. */
+int cg_parse_stat_key(const char *text, const char *key, unsigned long long *v);
 /* A /proc/<pid>/stat text: the state letter ('R', 'S', 'D', ...), or 0. */
 char cg_parse_stat_state(const char *text);
 /* Whether name is one of the comma-separated items of list[0..len). */

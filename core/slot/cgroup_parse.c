@@ -83,6 +83,15 @@ int cg_parse_pressure_some(const char *text, unsigned long long *total_us)
 	return cg_parse_u64(t + 7, total_us);
 }
 
+int cg_parse_stat_key(const char *text, const char *key, unsigned long long *v)
+{
+	size_t n = strlen(key);
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (!strncmp(l, key, n) && l[n] == ' ')
+			return cg_parse_u64(l + n + 1, v);
+	return -1;
+}
+
 /* Whether name is one of the comma-separated items of list[0..len). */
 bool cg_list_has(const char *list, size_t len, const char *name)
 {

@@ -234,6 +234,24 @@ START_TEST(cgroup_cpu_pressure_gives_the_some_total)
 }
 END_TEST
 
+/* cpu.stat's throttled time: v1's throttled_time (ns), v2's throttled_usec;
+ * a key is a whole word at a line's start. */
+START_TEST(cgroup_cpu_stat_gives_a_key)
+{
+	unsigned long long v = 0;
+
+	ck_assert_int_eq(cg_parse_stat_key("nr_periods 60\nnr_throttled 57\n"
+					   "throttled_time 1423000000\n", "throttled_time", &v), 0);
+	ck_assert_uint_eq(v, 1423000000ULL);
+	ck_assert_int_eq(cg_parse_stat_key("usage_usec 5\nthrottled_usec 77\nnr_bursts 0\n",
+					   "throttled_usec", &v), 0);
+	ck_assert_uint_eq(v, 77ULL);
+	ck_assert_int_eq(cg_parse_stat_key("throttled_time_x 5\n", "throttled_time", &v), -1);
+	ck_assert_int_eq(cg_parse_stat_key("nr_throttled 5\n", "throttled", &v), -1);
+	ck_assert_int_eq(cg_parse_stat_key("", "throttled_usec", &v), -1);
+}
+END_TEST
+
 Suite *
 cgroup_suite(void)
 {
@@ -243,6 +261,7 @@ cgroup_suite(void)
 	tcase_add_test(t, cgroup_v2_cpu_stat_gives_usage_usec);
 	tcase_add_test(t, cgroup_schedstat_gives_the_run_queue_wait);
 	tcase_add_test(t, cgroup_cpu_pressure_gives_the_some_total);
+	tcase_add_test(t, cgroup_cpu_stat_gives_a_key);
 	tcase_add_test(t, cgroup_v2_memory_events_give_oom_kills);
 	tcase_add_test(t, cgroup_v1_oom_control_gives_oom_kills);
 	tcase_add_test(t, cgroup_slots_are_made_beside_the_pool);
