@@ -555,10 +555,15 @@ static void read_usage(struct slot *slot, struct sandbox_result *res)
 	/* On v1 the cgroup's peak is max_usage less what earlier runs left
 	 * charged (page cache).  A run that reached the limit made the kernel
 	 * reclaim that cache, and the difference under-reports: then the
-	 * largest process's own RSS is the floor. */
+	 * largest process's own RSS is the floor, never above the limit: the
+	 * program's ru_maxrss also counts the RSS of init's memory, which it
+	 * shared until its exec (the kernel keeps the old mm's high-water
+	 * mark), and that is the worker's size (130 MB reported for a 64 MB
+	 * limit by a long-lived ASan build). */
 	res->memory_peak_kb = u.memory_peak_kb;
+	long cap_kb = slot->cg.mem_limit ? (long)(slot->cg.mem_limit / 1024) : LONG_MAX;
 	if (u.limit_hit && res->maxrss_kb > res->memory_peak_kb)
-		res->memory_peak_kb = res->maxrss_kb;
+		res->memory_peak_kb = res->maxrss_kb < cap_kb ? res->maxrss_kb : cap_kb;
 	/* v2 before Linux 5.19 has no memory.peak (docs/api.md): the limit
 	 * when the run met it, else the largest RSS of its processes. */
 	if (u.peak_unknown)
