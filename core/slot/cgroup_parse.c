@@ -85,11 +85,7 @@ int cg_parse_pressure_some(const char *text, unsigned long long *total_us)
 
 int cg_parse_stat_key(const char *text, const char *key, unsigned long long *v)
 {
-	size_t n = strlen(key);
-	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-		if (!strncmp(l, key, n) && l[n] == ' ')
-			return cg_parse_u64(l + n + 1, v);
-	return -1;
+	return parse_keyed(text, key, v);
 }
 
 /* Whether name is one of the comma-separated items of list[0..len). */
