@@ -115,9 +115,9 @@ size_t queue_depth(const struct queue *q)
 	return count(q->sub[Q_QUEUED]) + count(q->sub[Q_RUNNING]);
 }
 
-/* Writes text as tmp/<token>.<pid>, fsync'd; its name in tmp_name. */
+/* Writes text as tmp/<token>.<pid>, fsync'd when sync; its name in tmp_name. */
 static int write_tmp(struct queue *q, const char *token, const char *text,
-		     size_t len, char *tmp_name, size_t size)
+		     size_t len, char *tmp_name, size_t size, bool sync)
 {
 	int fd;
 
@@ -126,7 +126,7 @@ static int write_tmp(struct queue *q, const char *token, const char *text,
 		    O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
-	if (write_all(fd, text, len) < 0 || fsync(fd) < 0) {
+	if (write_all(fd, text, len) < 0 || (sync && fsync(fd) < 0)) {
 		int saved = errno;
 		close(fd);
 		unlinkat(q->sub[Q_TMP], tmp_name, 0);
@@ -174,7 +174,7 @@ int queue_put(struct queue *q, char (*tokens)[TOKEN_LEN + 1], char **texts,
 		return 1;
 	}
 	for (i = 0; i < n && rc == 0; i++)
-		if (write_tmp(q, tokens[i], texts[i], lens[i], tmp, sizeof tmp) < 0 ||
+		if (write_tmp(q, tokens[i], texts[i], lens[i], tmp, sizeof tmp, true) < 0 ||
 		    place(q, tmp, Q_QUEUED, tokens[i]) < 0)
 			rc = fail(err, errlen, "queue: write %s errno=%d", tokens[i], errno);
 	/* All or none: a batch is answered as one. */
@@ -256,7 +256,7 @@ static int mark(struct queue *q, enum queue_state st, const char *token)
 {
 	char tmp[TOKEN_LEN + 32];
 
-	if (write_tmp(q, token, "", 0, tmp, sizeof tmp) < 0)
+	if (write_tmp(q, token, "", 0, tmp, sizeof tmp, true) < 0)
 		return -1;
 	return place(q, tmp, st, token);
 }
@@ -268,7 +268,7 @@ int queue_finish(struct queue *q, struct claim *c, const char *result,
 
 	if (callback && mark(q, Q_CALLBACKS, c->token) < 0)
 		return fail(err, errlen, "queue: callback %s errno=%d", c->token, errno);
-	if (write_tmp(q, c->token, result, len, tmp, sizeof tmp) < 0 ||
+	if (write_tmp(q, c->token, result, len, tmp, sizeof tmp, true) < 0 ||
 	    place(q, tmp, Q_DONE, c->token) < 0)
 		return fail(err, errlen, "queue: result %s errno=%d", c->token, errno);
 	if (unlinkat(q->sub[Q_RUNNING], c->token, 0) < 0)
@@ -283,17 +283,10 @@ int queue_keep(struct queue *q, const char *token, const char *result, size_t le
 	       char *err, size_t errlen)
 {
 	char tmp[TOKEN_LEN + 32];
-	int fd, rc = -1;
 
-	snprintf(tmp, sizeof tmp, "%s.%d", token, (int)getpid());
-	fd = openat(q->sub[Q_TMP], tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-		    O_CLOEXEC, 0600);
-	if (fd < 0)
+	if (write_tmp(q, token, result, len, tmp, sizeof tmp, false) < 0)
 		return fail(err, errlen, "queue: keep %s errno=%d", token, errno);
-	if (write_all(fd, result, len) == 0)
-		rc = 0;
-	if (close(fd) < 0 || rc < 0 ||
-	    renameat(q->sub[Q_TMP], tmp, q->sub[Q_DONE], token) < 0) {
+	if (renameat(q->sub[Q_TMP], tmp, q->sub[Q_DONE], token) < 0) {
 		int saved = errno;
 		unlinkat(q->sub[Q_TMP], tmp, 0);
 		return fail(err, errlen, "queue: keep %s errno=%d", token, saved);
