@@ -7,8 +7,12 @@ each, no process of the stack's slot UIDs.  Run with
 the short matrix: `make test-langs` runs both files.  A language /health
 does not list as installed is skipped by name."""
 
+import threading
+import time
+
 import pytest
 
+import gaol_helpers as gh
 from more_langs import LANGS, MEMORY_LIMIT_MB, PROGRAMS
 from test_evaluate import evaluate, only
 from test_more_langs import assert_no_process_left, code_of
@@ -56,10 +60,25 @@ def test_memory_kill(stack, installed, language):
 def test_fork_bomb(stack, installed, language):
     # The bomb meets the process limits (docs/api.md: 512 in the slot's
     # cgroup, RLIMIT_NPROC 256) and then the time limit; every process of
-    # it goes with the run.
-    doc = evaluate(stack, language, program(language, "fork", installed), [("", "x")],
-                   time_limit_ms=1000)
+    # it goes with the run.  It did start processes: a sampler saw more of
+    # the slot's UIDs at once than the runtime alone makes.
+    code = program(language, "fork", installed)
+    lo, hi = stack.uid_base, stack.uid_base + stack.concurrency
+    peak, done = [0], threading.Event()
+
+    def sample():
+        while not done.is_set():
+            peak[0] = max(peak[0], len(gh.processes_of_uids(lo, hi)))
+            time.sleep(0.02)
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        doc = evaluate(stack, language, code, [("", "x")], time_limit_ms=1000)
+    finally:
+        done.set()
+        sampler.join()
     assert doc["compile"]["ok"] is True, doc
+    assert peak[0] >= 8, (peak[0], doc)
     r = only(doc)
     assert r["verdict"] in ("TLE", "RE", "MLE"), r
     # Within the absolute deadline, 5 (L + 2 s), and the time it takes to

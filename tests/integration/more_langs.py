@@ -2,9 +2,11 @@
 tests/langs/test_more_langs_matrix.py): per language a hello world ("hello"),
 a+b read from stdin ("ok"), exit code 3 ("exit3"), a CPU loop ("busy"), an
 allocation loop that touches what it allocates ("memory"), a syntax error
-("broken") and, where the language can fork, a fork bomb ("fork": every
-process forks for ever, ignoring failures).  None where a language cannot
-express the case."""
+("broken") and, where the language can start processes, a fork bomb ("fork":
+processes started for ever, failures ignored: by fork where the language has
+it, each child forking too; else by the language's own way to start a
+program, through /bin/sh or not).  None where a language cannot express the
+case."""
 
 HELLO = "Hello, World!"
 
@@ -25,7 +27,7 @@ PROGRAMS = {
         "busy": "local x = 0\nwhile true do x = x + 1 end\n",
         "memory": 'local keep = {}\nwhile true do keep[#keep + 1] = string.rep("x", 1 << 20) .. #keep end\n',
         "broken": "function main(\n  return 1\nend\n",
-        "fork": None,
+        "fork": "local me = arg[-1] .. \" \" .. arg[0] .. \" &\"\nwhile true do os.execute(me) end\n",
     },
     "perl": {
         "hello": 'print "Hello, World!\\n";\n',
@@ -46,7 +48,7 @@ PROGRAMS = {
         "memory": "CREATE TABLE t(b BLOB);\n"
                   "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) INSERT INTO t SELECT randomblob(1000000) FROM c;\n",
         "broken": "SELEC 1;\n",
-        "fork": None,
+        "fork": ".shell bash -c 'f() { while :; do f & done; }; f'\n",
     },
     "pascal": {
         "hello": "program Hello;\nbegin\n  writeln('Hello, World!');\nend.\n",
@@ -74,7 +76,7 @@ PROGRAMS = {
         "busy": "let () = let x = ref 0 in while true do incr x done\n",
         "memory": "let keep = ref []\nlet () = while true do keep := Bytes.make (1 lsl 20) 'x' :: !keep done\n",
         "broken": "let () = print_int (1 +\n",
-        "fork": None,
+        "fork": "let me = Filename.quote Sys.executable_name ^ \" &\"\nlet () = while true do ignore (Sys.command me) done\n",
     },
     "fortran": {
         "hello": 'program hello\n  print "(a)", "Hello, World!"\nend program hello\n',
@@ -83,7 +85,8 @@ PROGRAMS = {
         "busy": "program busy\n  integer(8), volatile :: x\n  x = 0\n  do\n    x = x + 1\n  end do\nend program busy\n",
         "memory": "program grow\n  integer(1), pointer :: p(:)\n  do\n    allocate(p(1048576))\n    p = 1\n  end do\nend program grow\n",
         "broken": "program broken\n  print *, (1 +\nend program broken\n",
-        "fork": None,
+        "fork": "program bomb\n  character(len=4096) :: me\n  integer :: e, c\n  call get_command_argument(0, me)\n  do\n"
+                "    call execute_command_line(trim(me) // ' &', exitstat=e, cmdstat=c)\n  end do\nend program bomb\n",
     },
     "erlang": {
         "hello": 'main(_) -> io:format("Hello, World!~n").\n',
@@ -92,7 +95,7 @@ PROGRAMS = {
         "busy": "main(_) -> loop(0).\nloop(X) -> loop(X + 1).\n",
         "memory": "main(_) -> grow([]).\ngrow(K) -> grow([binary:copy(<<1>>, 1048576) | K]).\n",
         "broken": "main(_) -> io:format(\"~p~n\", [1 +]).\n",
-        "fork": None,
+        "fork": "main(_) -> loop().\nloop() -> catch open_port({spawn, \"sleep 1000\"}, []), loop().\n",
     },
     "prolog": {
         "hello": ":- initialization(main).\nmain :- write('Hello, World!'), nl.\n",
@@ -101,7 +104,8 @@ PROGRAMS = {
         "busy": ":- initialization(main).\nmain :- loop(0).\nloop(X) :- Y is X + 1, loop(Y).\n",
         "memory": ":- initialization(main).\nmain :- grow([]).\ngrow(L) :- length(B, 100000), grow([B|L]).\n",
         "broken": ":- initialization(main).\nmain :- write(1.\n",
-        "fork": None,
+        "fork": ":- initialization(main).\nmain :- argument_value(0, Me), atom_concat(Me, ' &', C),\n"
+                "    repeat, catch(system(C, _), _, true), fail.\n",
     },
     "lisp": {
         "hello": '(write-line "Hello, World!")\n',
@@ -110,7 +114,7 @@ PROGRAMS = {
         "busy": "(loop)\n",
         "memory": "(defvar *keep* nil)\n(loop (push (make-array 1048576 :element-type '(unsigned-byte 8) :initial-element 1) *keep*))\n",
         "broken": "(defun main ()\n  (print 1)\n",
-        "fork": None,
+        "fork": "(loop (ignore-errors (sb-ext:run-program \"/bin/sleep\" (list \"1000\") :wait nil)))\n",
     },
     "scala": {
         "hello": 'object Main extends App {\n  println("Hello, World!")\n}\n',
@@ -121,7 +125,8 @@ PROGRAMS = {
         "memory": "object Main {\n  def main(args: Array[String]): Unit = {\n    val keep = new java.util.ArrayList[Array[Long]]()\n"
                   "    while (true) { val b = new Array[Long](1 << 17); java.util.Arrays.fill(b, 1L); keep.add(b) }\n  }\n}\n",
         "broken": "object Main {\n  def main(args: Array[String]): Unit = {\n    val x = \n  }\n}\n",
-        "fork": None,
+        "fork": "object Main {\n  def main(args: Array[String]): Unit = {\n    while (true) {\n"
+                "      try { new ProcessBuilder(\"/bin/sleep\", \"1000\").start() } catch { case _: Throwable => }\n    }\n  }\n}\n",
     },
     "groovy": {
         "hello": 'println "Hello, World!"\n',
@@ -130,7 +135,7 @@ PROGRAMS = {
         "busy": "long x = 0\nwhile (true) { x++ }\n",
         "memory": "def keep = []\nwhile (true) { long[] b = new long[1 << 17]; java.util.Arrays.fill(b, 1L); keep << b }\n",
         "broken": "def f( {\n  1\n}\n",
-        "fork": None,
+        "fork": "while (true) {\n  try { new ProcessBuilder(\"/bin/sleep\", \"1000\").start() } catch (Throwable t) {}\n}\n",
     },
     "octave": {
         "hello": 'printf("Hello, World!\\n");\n',
@@ -154,7 +159,8 @@ PROGRAMS = {
                   "PROCEDURE DIVISION.\n    PERFORM UNTIL 1 = 2\n        ALLOCATE 1048576 CHARACTERS INITIALIZED RETURNING P\n"
                   "    END-PERFORM.\n    STOP RUN.\n",
         "broken": "IDENTIFICATION DIVISION.\nPROGRAM-ID. BROKEN.\nPROCEDURE DIVISION.\n    DISPLAY \"x\" UPON.\n",
-        "fork": None,
+        "fork": "IDENTIFICATION DIVISION.\nPROGRAM-ID. BOMB.\nPROCEDURE DIVISION.\n    PERFORM UNTIL 1 = 2\n"
+                "        CALL \"SYSTEM\" USING \"sleep 1000 &\"\n    END-PERFORM.\n    STOP RUN.\n",
     },
     "nasm": {
         "hello": "global _start\nsection .data\nmsg: db \"Hello, World!\", 10\nsection .text\n_start:\n"
@@ -216,7 +222,7 @@ PROGRAMS = {
         "busy": "set x 0\nwhile 1 { incr x }\n",
         "memory": "set keep {}\nwhile 1 { lappend keep [string repeat x 1048576][llength $keep] }\n",
         "broken": "puts [expr {1 +\n",
-        "fork": None,
+        "fork": "while 1 { catch { exec /bin/sleep 1000 & } }\n",
     },
     "racket": {
         "hello": '#lang racket/base\n(displayln "Hello, World!")\n',
@@ -225,7 +231,8 @@ PROGRAMS = {
         "busy": "#lang racket/base\n(let loop ([x 0]) (loop (add1 x)))\n",
         "memory": "#lang racket/base\n(let loop ([keep '()]) (loop (cons (make-bytes 1048576 1) keep)))\n",
         "broken": "#lang racket/base\n(define (f x)\n  (+ x 1)\n",
-        "fork": None,
+        "fork": "#lang racket/base\n(require racket/system)\n(let loop ()\n"
+                "  (with-handlers ([(lambda (e) #t) void]) (process* \"/bin/sleep\" \"1000\"))\n  (loop))\n",
     },
     "nim": {
         "hello": 'echo "Hello, World!"\n',
@@ -243,7 +250,7 @@ PROGRAMS = {
         "busy": "x = 0_i64\nloop { x = x &+ 1 }\n",
         "memory": "keep = [] of Bytes\nloop { keep << Bytes.new(1 << 20, 1_u8) }\n",
         "broken": "def main(\n  1\nend\n",
-        "fork": None,
+        "fork": "loop do\n  begin\n    Process.new(\"/bin/sleep\", [\"1000\"])\n  rescue\n  end\nend\n",
     },
     "pypy3": {
         "hello": 'print("Hello, World!")\n',
