@@ -662,7 +662,7 @@ enum http_after http_serve(struct engine *e, FCGX_Request *req)
 			after = r->handle(e, body, len, &io, &a);
 		}
 		metrics_slot_busy(e->slot_index, false);
-		reqlog_body(&log, body, len);
+		reqlog_body(&log, e, body, len);
 		free(body);
 	} else if (allow[0]) {
 		answer_error(&a, OUTCOME_WRONG_METHOD, "method %.16s is not allowed on %.*s "

@@ -16,6 +16,8 @@
 
 #include <json.h>
 
+#include "judge0/judge0.h"
+#include "lang/lang.h"
 #include "metrics.h"
 #include "reqlog.h"
 #include "status.h"
@@ -80,7 +82,21 @@ static const char *string_field(struct json_object *o, const char *key)
 	       json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-void reqlog_body(struct reqlog *l, const char *body, size_t len)
+/* A Judge0 submission's language_id, as the slug of the language that
+ * answers it; NULL when there is none. */
+static const char *judge0_slug(const struct engine *e, struct json_object *o)
+{
+	struct json_object *v;
+	const struct lang *l;
+
+	if (!json_object_object_get_ex(o, "language_id", &v) ||
+	    !json_object_is_type(v, json_type_int))
+		return NULL;
+	l = judge0_lang(e, (int)json_object_get_int64(v), NULL);
+	return l ? l->slug : NULL;
+}
+
+void reqlog_body(struct reqlog *l, const struct engine *e, const char *body, size_t len)
 {
 	struct json_tokener *tok;
 	struct json_object *o;
@@ -96,13 +112,17 @@ void reqlog_body(struct reqlog *l, const char *body, size_t len)
 		return;
 	}
 	/* /run names them lang_slug and solution_text, /evaluate language and
-	 * code. */
+	 * code, Judge0 language_id and source_code (as sent: base64 when the
+	 * query says so). */
 	lang = string_field(o, "lang_slug");
 	if (!lang)
 		lang = string_field(o, "language");
+	if (!lang)
+		lang = judge0_slug(e, o);
 	if (lang)
 		snprintf(l->language, sizeof l->language, "%s", lang);
-	key = string_field(o, "solution_text") ? "solution_text" : "code";
+	key = string_field(o, "solution_text") ? "solution_text"
+		: string_field(o, "source_code") ? "source_code" : "code";
 	if ((code = string_field(o, key))) {
 		struct json_object *v = json_object_object_get(o, key);
 		l->code_bytes = (size_t)json_object_get_string_len(v);

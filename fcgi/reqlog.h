@@ -35,9 +35,10 @@ struct reqlog {
 
 /* At the start of a request: its id (validated, or made up) and the clock. */
 void reqlog_begin(struct reqlog *l, const FCGX_Request *req);
-/* What the body says (language, code size and hash): call before the body
- * is freed.  body may be NULL. */
-void reqlog_body(struct reqlog *l, const char *body, size_t len);
+/* What the body says (language, code size and hash; a Judge0 submission's
+ * language_id named by e's language): call before the body is freed.  body
+ * may be NULL. */
+void reqlog_body(struct reqlog *l, const struct engine *e, const char *body, size_t len);
 /* Writes the line, once the answer went out.  slot < 0: the master. */
 void reqlog_end(const struct reqlog *l, int slot, const char *method,
 		const struct answer *a, size_t bytes_out);

@@ -34,9 +34,6 @@ struct judge0_limits {
 };
 void judge0_limits(const struct engine *e, struct judge0_limits *l);
 
-/* The language answering Judge0 id id (installed or not), and its entry;
- * NULL when no language maps it. */
-const struct lang *judge0_lang(const struct engine *e, int id, const struct lang_judge0 **entry);
 /* Judge0 CE's name with the toolchain's real version in place of
  * Judge0's ("Python (3.8.1)" -> "Python (3.11.2)"), into out. */
 void judge0_lang_name(const struct lang *l, const struct lang_judge0 *j, char *out, size_t len);

@@ -63,6 +63,8 @@ struct engine;
 struct answer;
 struct client_watch;
 struct json_object;
+struct lang;
+struct lang_judge0;
 struct request_io;
 
 /* Judge0's statuses (app/enumerations/status.rb), by id. */
@@ -86,6 +88,10 @@ enum judge0_status {
 
 /* "Accepted" for 3; NULL for an id that is none of the 14. */
 const char *judge0_status_name(int id);
+
+/* The language answering Judge0 id id (installed or not), and its entry
+ * (entry may be NULL); NULL when no language maps it. */
+const struct lang *judge0_lang(const struct engine *e, int id, const struct lang_judge0 **entry);
 
 /* The query parameters every route reads, as Judge0 reads them. */
 struct judge0_query {

@@ -51,6 +51,10 @@ def test_every_request_leaves_one_json_line_with_the_id_the_client_saw(stack):
         ("POST", "/run", "{not json"),
         ("GET", "/run", None),
         ("GET", "/no/such/path", None),
+        # Judge0 names the language by its id (71: python) and the code
+        # source_code.
+        ("POST", "/submissions?wait=true", {"language_id": 71, "source_code": code,
+                                            "stdin": "4", "expected_output": "8"}),
     ]
     seen = []
     for method, path, body in calls:
@@ -77,17 +81,17 @@ def test_every_request_leaves_one_json_line_with_the_id_the_client_saw(stack):
         assert line["time"].endswith("Z") and isinstance(line["request_ms"], int), line
         assert line["bytes_out"] >= len(resp.body), line
         # The route is the one that answered: none for 404, nor for 405.
-        expected_route = path if resp.status not in (404, 405) else None
+        expected_route = path.split("?")[0] if resp.status not in (404, 405) else None
         assert line["route"] == expected_route, line
         if isinstance(body, dict):
-            src = body.get("solution_text", body.get("code")).encode()
+            src = (body.get("solution_text") or body.get("code") or body["source_code"]).encode()
             assert line["language"] == "python", line
             assert line["code_bytes"] == len(src), line
             assert line["code_fnv1a64"] == fnv1a64(src), line
             assert line["bytes_in"] == len(json.dumps(body).encode()), line
 
     lines = [by_id[rid][0] for *_, rid in seen]
-    ok_run, loop_run, evaluate, bad_json, wrong_method, unknown = lines[2:]
+    ok_run, loop_run, evaluate, bad_json, wrong_method, unknown, judge0 = lines[2:]
     assert ok_run["outcome"] == "exit" and ok_run["exit_code"] == 0, ok_run
     assert ok_run["cpu_ms"] >= 0 and ok_run["memory_peak_kb"] > 0, ok_run
     # Stopped a reserve (a tenth of the timeout, at least 100 ms) before it,
@@ -96,6 +100,7 @@ def test_every_request_leaves_one_json_line_with_the_id_the_client_saw(stack):
     assert evaluate["verdict"] == "WA" and evaluate["verdicts"] == {"OK": 1, "WA": 1}, evaluate
     assert bad_json["status"] == 400 and "error" in bad_json and "outcome" not in bad_json
     assert wrong_method["status"] == 405 and unknown["status"] == 404
+    assert judge0["status"] == 201, judge0
 
 
 def test_nginx_errors_carry_a_request_id_too(stack):
