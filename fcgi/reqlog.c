@@ -8,6 +8,8 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -92,7 +94,8 @@ static const char *judge0_slug(const struct engine *e, struct json_object *o)
 	if (!json_object_object_get_ex(o, "language_id", &v) ||
 	    !json_object_is_type(v, json_type_int))
 		return NULL;
-	l = judge0_lang(e, (int)json_object_get_int64(v), NULL);
+	int64_t id = json_object_get_int64(v);
+	l = id > 0 && id <= INT_MAX ? judge0_lang(e, (int)id, NULL) : NULL;
 	return l ? l->slug : NULL;
 }
 
