@@ -405,7 +405,7 @@ test-vm-systemd: deps deps-vm
 #                      `make test`), FUZZ_SMOKE_SECONDS each (default 5)
 FUZZ_BUILD   := build/fuzz
 FUZZ_CC      := clang-14
-FUZZ_TARGETS := run_request eval_request timeout utf8 lang_manifest compare
+FUZZ_TARGETS := run_request eval_request timeout utf8 lang_manifest compare files judge0_zip
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_CFLAGS  := -std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \

@@ -98,4 +98,31 @@ static inline bool fuzz_utf8_valid(const char *text, size_t len)
 	return true;
 }
 
+
+/* A relative path of plain parts as api/files.h promises one, written
+ * independently of files_name_ok: 1 to 1024 bytes, no leading '/', parts
+ * split on '/' each 1 to 255 bytes, none "." or "..", no control byte or
+ * DEL, at most 8 parts. */
+static inline bool fuzz_plain_path(const char *s, size_t len)
+{
+	size_t parts = 0, start = 0;
+
+	if (len == 0 || len > 1024 || s[0] == '/')
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	while (start <= len) {
+		const char *slash = memchr(s + start, '/', len - start);
+		size_t end = slash ? (size_t)(slash - s) : len;
+		size_t n = end - start;
+		if (n == 0 || n > 255 || (n == 1 && s[start] == '.') ||
+		    (n == 2 && s[start] == '.' && s[start + 1] == '.'))
+			return false;
+		parts++;
+		start = end + 1;
+	}
+	return parts <= 8;
+}
+
 #endif

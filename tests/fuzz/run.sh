@@ -20,7 +20,7 @@ cd "$(dirname "$0")/../.."
 mode=${1:?usage: run.sh smoke|long SECONDS | merge}
 seconds=${2:-60}
 B=build/fuzz
-TARGETS=${FUZZ_TARGETS:-run_request eval_request timeout utf8 lang_manifest compare}
+TARGETS=${FUZZ_TARGETS:-run_request eval_request timeout utf8 lang_manifest compare files judge0_zip}
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ARGS=(-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -max_len=65536)
