@@ -103,7 +103,9 @@ void reqlog_body(struct reqlog *l, const struct engine *e, const char *body, siz
 {
 	struct json_tokener *tok;
 	struct json_object *o;
-	const char *lang, *code, *key;
+	static const char *const code_keys[] = { "solution_text", "source_code", "code" };
+	struct json_object *v;
+	const char *lang;
 
 	l->bytes_in = len;
 	if (!body || !(tok = json_tokener_new()))
@@ -124,13 +126,13 @@ void reqlog_body(struct reqlog *l, const struct engine *e, const char *body, siz
 		lang = judge0_slug(e, o);
 	if (lang)
 		snprintf(l->language, sizeof l->language, "%s", lang);
-	key = string_field(o, "solution_text") ? "solution_text"
-		: string_field(o, "source_code") ? "source_code" : "code";
-	if ((code = string_field(o, key))) {
-		struct json_object *v = json_object_object_get(o, key);
-		l->code_bytes = (size_t)json_object_get_string_len(v);
-		l->code_hash = fnv1a64(code, l->code_bytes);
-	}
+	for (size_t i = 0; i < sizeof code_keys / sizeof *code_keys; i++)
+		if (json_object_object_get_ex(o, code_keys[i], &v) &&
+		    json_object_is_type(v, json_type_string)) {
+			l->code_bytes = (size_t)json_object_get_string_len(v);
+			l->code_hash = fnv1a64(json_object_get_string(v), l->code_bytes);
+			break;
+		}
 	json_object_put(o);
 }
 
